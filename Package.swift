@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "ForcePanel",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "ForceCore", targets: ["ForceCore"]),
+    .library(name: "PanelFirmware", targets: ["PanelFirmware"]),
+    .executable(name: "panelctl", targets: ["panelctl"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+  ],
+  targets: [
+    // The C boundary to Linux I2C: <linux/i2c-dev.h> ioctls and libi2c.
+    .target(
+      name: "CI2C",
+      linkerSettings: [.linkedLibrary("i2c")]
+    ),
+    // The per-cell signal path. Pure Swift; also built as Embedded Swift
+    // with -no-allocations by `make embedded`.
+    .target(name: "ForceCore"),
+    // Bus, front ends, simulated panel, scan loop, tracker, reports, files.
+    .target(
+      name: "PanelFirmware",
+      dependencies: ["ForceCore", "CI2C"]
+    ),
+    .executableTarget(
+      name: "panelctl",
+      dependencies: [
+        "PanelFirmware",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(name: "CI2CTests", dependencies: ["CI2C"]),
+    .testTarget(name: "ForceCoreTests", dependencies: ["ForceCore"]),
+    .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware"]),
+    .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,78 @@
+/// One cell's baseline: the count the cell would read with no load, at the
+/// calibration's reference temperature (the temperature's zero shift is
+/// added on top, so temperature changes are absorbed even while frozen).
+///
+/// Tracking follows touch controllers (QTouch, CapSense, CapTIvate):
+/// - untouched, a positive delta pulls the baseline up slowly and a negative
+///   one pulls it down faster (both first-order, 2^-shift per frame), so
+///   temperature and creep are followed but a press is not absorbed;
+/// - a delta below minus the re-seed level for a run of frames replaces the
+///   baseline at once (the panel was seeded or parked with a load on it);
+/// - while touched, and for a hold after release, nothing drifts.
+///
+/// Unlike capacitive controllers there is no band above which upward drift
+/// stops: a force panel's thermal drift can outrun any such band, and a
+/// force held below the touch threshold for seconds is drift, not a touch.
+public struct Baseline: Sendable {
+  /// The baseline at the reference temperature, Q47.16 counts.
+  public var level: Counts_Q16
+  /// Frames the delta has stayed below minus the re-seed level.
+  var negativeRun: Int32 = 0
+
+  public init(level: Counts_Q16 = Counts_Q16(rawValue: 0)) { self.level = level }
+}
+
+/// The baseline rules in frame units, derived from `CoreConfiguration`.
+public struct BaselineRules: Sendable {
+  public var upShift: Int
+  public var downShift: Int
+  public var reseedLevel: Int32
+  public var reseedFrames: Int32
+
+  public init(_ c: CoreConfiguration) {
+    upShift = BaselineRules.shift(frames: c.frames(c.driftUp_ms))
+    downShift = BaselineRules.shift(frames: c.frames(c.driftDown_ms))
+    reseedLevel = c.reseedLevel.rawValue
+    reseedFrames = Int32(max(1, c.reseedFrames))
+  }
+
+  /// The shift whose first-order time constant is closest to `frames`.
+  static func shift(frames: Int) -> Int {
+    var s = 0
+    while s < 30 && (1 << (s + 1)) <= frames + (frames >> 1) { s += 1 }
+    return s
+  }
+}
+
+extension Baseline {
+  /// One untouched frame: `delta` is the filtered sample minus the
+  /// effective baseline (Q16 counts), `force` its calibrated force.
+  /// `drift` is false during the hold after a release. Returns true when
+  /// the baseline was re-seeded.
+  @inline(__always)
+  public mutating func track(
+    delta: Counts_Q16, force: Force_mN, drift: Bool, rules: BaselineRules
+  ) -> Bool {
+    if force.rawValue < -rules.reseedLevel {
+      negativeRun += 1
+      if negativeRun >= rules.reseedFrames {
+        level.rawValue += delta.rawValue
+        negativeRun = 0
+        return true
+      }
+    } else {
+      negativeRun = 0
+    }
+    guard drift else { return false }
+    if force.rawValue < 0 {
+      level.rawValue += delta.rawValue >> Int64(rules.downShift)
+    } else {
+      level.rawValue += delta.rawValue >> Int64(rules.upShift)
+    }
+    return false
+  }
+
+  /// A touched frame: nothing drifts, runs restart.
+  @inline(__always)
+  public mutating func freeze() { negativeRun = 0 }
+}

@@ -1,0 +1,111 @@
+/// One cell's calibration, in the fixed-point formats the frame path uses.
+///
+/// The model, with `d` the cell's delta from its baseline in counts and
+/// `dT` the panel temperature minus `referenceTemperature`:
+///
+///     zero(T)   = baseline + tcZero * dT                 counts
+///     gain(T)   = gain * (1 + tcSpan * dT)               counts per newton
+///     F1        = d / gain(T)                            newtons
+///     F         = F1 * (1 + linearity * F1)              newtons
+///
+/// `linearity` is the quadratic coefficient per newton: a cell that reads
+/// 3 % low at 10 N has `linearity` = 0.003. Built from `Double`s once, at
+/// setup; `force(delta:)` uses only integer arithmetic.
+public struct CellCalibration: Sendable {
+  /// Factory zero in counts, Q47.16 (the raw output with no load).
+  public var offset: Counts_Q16
+  /// Millinewtons per count at the reference temperature, Q15.48.
+  public var scale_Q48: Int64
+  /// Quadratic linearity coefficient per millinewton, Q3.60.
+  public var linearity_Q60: Int64
+  /// Zero drift in counts per degC, Q31.32.
+  public var tcZero_Q32: Int64
+  /// Relative sensitivity change per degC, Q33.30.
+  public var tcSpan_Q30: Int64
+  /// The temperature the other parameters refer to.
+  public var referenceTemperature: Temperature_C
+
+  /// - Parameters:
+  ///   - offset: counts with no load.
+  ///   - gain: counts per newton (non-zero; negative for a cell wired in reverse).
+  ///   - linearity: quadratic coefficient per newton (see the type's model).
+  ///   - tcZero: counts per degC.
+  ///   - tcSpan: relative change of `gain` per degC.
+  ///   - referenceTemperature: degC at which `offset` and `gain` hold.
+  public init(
+    offset: Double, gain: Double, linearity: Double = 0, tcZero: Double = 0,
+    tcSpan: Double = 0, referenceTemperature: Double = 25
+  ) {
+    self.offset = Counts_Q16(counts: offset)
+    let g = gain == 0 ? 1 : gain
+    self.scale_Q48 = CellCalibration.fixed(1000 / g, 48)
+    self.linearity_Q60 = CellCalibration.fixed(linearity / 1000, 60)
+    self.tcZero_Q32 = CellCalibration.fixed(tcZero, 32)
+    self.tcSpan_Q30 = CellCalibration.fixed(tcSpan, 30)
+    self.referenceTemperature = Temperature_C(celsius: referenceTemperature)
+  }
+
+  /// The identity calibration: 1 count = 1 mN, no corrections.
+  public static let unity = CellCalibration(offset: 0, gain: 1000)
+
+  static func fixed(_ value: Double, _ fractionBits: Int) -> Int64 {
+    let scaled = value * Double(sign: .plus, exponent: fractionBits, significand: 1)
+    if !(scaled == scaled) { return 0 }
+    if scaled >= 9.2e18 { return Int64.max }
+    if scaled <= -9.2e18 { return Int64.min }
+    return Int64(scaled.rounded())
+  }
+
+  /// The stored parameters as `Double`s (for reference arithmetic and files).
+  public var gain: Double { 1000 / (Double(scale_Q48) / 281_474_976_710_656.0) }
+  public var linearity: Double { Double(linearity_Q60) / 1_152_921_504_606_846_976.0 * 1000 }
+  public var tcZero: Double { Double(tcZero_Q32) / 4_294_967_296.0 }
+  public var tcSpan: Double { Double(tcSpan_Q30) / 1_073_741_824.0 }
+}
+
+/// What one temperature does to one cell: the zero shift and the scale at
+/// that temperature. Recomputed only when the panel temperature changes.
+public struct CellTemperatureState: Sendable {
+  /// Counts added to the baseline at this temperature, Q47.16.
+  public var zeroShift: Counts_Q16
+  /// Millinewtons per count at this temperature, Q15.48.
+  public var scale_Q48: Int64
+
+  public init(zeroShift: Counts_Q16 = Counts_Q16(rawValue: 0), scale_Q48: Int64 = 0) {
+    self.zeroShift = zeroShift
+    self.scale_Q48 = scale_Q48
+  }
+}
+
+extension CellCalibration {
+  /// The zero shift and scale of this cell at `temperature`.
+  public func atTemperature(_ temperature: Temperature_C) -> CellTemperatureState {
+    let dT = Int64(temperature.rawValue) - Int64(referenceTemperature.rawValue)  // Q8
+    // counts Q32 * degC Q8 >> 24 = counts Q16
+    let shift = Saturating.multiplyShift(tcZero_Q32, dT, 24)
+    // Gain factor 1 + tcSpan*dT, exact in Q38 (Q30 x Q8); the scale is
+    // divided by it on a 128-bit dividend.
+    let factor = Saturating.add(1 << 38, Saturating.multiply(tcSpan_Q30, dT))
+    // A nonsensical coefficient (sensitivity gone or reversed): keep the
+    // reference scale.
+    let scale = factor <= 0 ? scale_Q48 : Saturating.shiftDivide(scale_Q48, 38, factor)
+    return CellTemperatureState(zeroShift: Counts_Q16(rawValue: shift), scale_Q48: scale)
+  }
+
+  /// Calibrated force for a delta from the baseline, Q21.10 mN, saturated.
+  /// The linear force is kept in Q20 through the linearity correction, so
+  /// the result is rounded once.
+  @inline(__always)
+  public func force(delta: Counts_Q16, at state: CellTemperatureState) -> Force_mN {
+    // counts Q16 * mN/count Q48 >> 44 = mN Q20
+    let f1 = Saturating.multiplyShift(delta.rawValue, state.scale_Q48, 44)
+    if linearity_Q60 == 0 {
+      return Force_mN(rawValue: Saturating.int32(Saturating.multiplyShift(f1, 1, 10)))
+    }
+    // mN Q20 * 1/mN Q60 >> 40 = dimensionless Q40
+    let k = Saturating.multiplyShift(f1, linearity_Q60, 40)
+    let correction = Saturating.multiplyShift(f1, k, 40)
+    let f = Saturating.add(f1, correction)
+    return Force_mN(rawValue: Saturating.int32(Saturating.multiplyShift(f, 1, 10)))
+  }
+}

@@ -1,0 +1,115 @@
+import Testing
+
+@testable import ForceCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Contacts on a grid from synthetic force images.
+@Suite struct ContactFinderTests {
+  static let columns = 8
+  static let rows = 6
+  static let pitch = 20.0
+
+  static func finder(_ interpolation: PeakInterpolation) -> ContactFinder {
+    let g = PanelGeometry(
+      width: Length_um(millimetres: 160), height: Length_um(millimetres: 120), columns: columns,
+      rows: rows, pitch: Length_um(millimetres: pitch))
+    var c = CoreConfiguration()
+    c.interpolation = interpolation
+    return ContactFinder(geometry: g, configuration: c)
+  }
+
+  /// A Gaussian press of `newtons` at (x, y) mm sampled at cell centres.
+  static func image(_ presses: [(Double, Double, Double)], sigma: Double = 12) -> CellArray<Force_mN> {
+    var img = CellArray<Force_mN>(repeating: .zero)
+    for k in 0..<(columns * rows) {
+      let cx = (Double(k % columns) + 0.5) * pitch
+      let cy = (Double(k / columns) + 0.5) * pitch
+      var f = 0.0
+      for (n, x, y) in presses {
+        let d2 = (cx - x) * (cx - x) + (cy - y) * (cy - y)
+        f += n * exp(-d2 / (2 * sigma * sigma)) * pitch * pitch / (2 * Double.pi * sigma * sigma)
+      }
+      img[k] = Force_mN(newtons: f)
+    }
+    return img
+  }
+
+  @Test func gaussianFitIsExactForAGaussianSpread() {
+    var finder = Self.finder(.gaussian)
+    var contacts = ContactList()
+    for (x, y) in [(50.0, 50.0), (57.3, 61.9), (93.0, 44.0), (110.0, 70.0)] {
+      finder.find(Self.image([(1, x, y)]), into: &contacts)
+      #expect(contacts.count == 1)
+      #expect(abs(contacts[0].x.millimetres - x) < 0.05, "x of (\(x), \(y)): \(contacts[0].x.millimetres)")
+      #expect(abs(contacts[0].y.millimetres - y) < 0.05, "y of (\(x), \(y)): \(contacts[0].y.millimetres)")
+      // Sampling a Gaussian at cell centres does not sum to exactly 1 N.
+      #expect(abs(contacts[0].force.newtons - 1) < 0.05)
+    }
+  }
+
+  @Test(arguments: [PeakInterpolation.centroid, .parabolic])
+  func otherInterpolationsStayWithinACellFraction(_ interpolation: PeakInterpolation) {
+    var finder = Self.finder(interpolation)
+    var contacts = ContactList()
+    for (x, y) in [(50.0, 50.0), (57.3, 61.9), (93.0, 44.0)] {
+      finder.find(Self.image([(1, x, y)]), into: &contacts)
+      #expect(contacts.count == 1)
+      #expect(abs(contacts[0].x.millimetres - x) < 4)
+      #expect(abs(contacts[0].y.millimetres - y) < 4)
+    }
+  }
+
+  @Test func separatePressesAreSeparateContacts() {
+    var finder = Self.finder(.parabolic)
+    var contacts = ContactList()
+    finder.find(Self.image([(1, 50, 60), (0.7, 95, 60)]), into: &contacts)
+    #expect(contacts.count == 2)
+    // Strongest first; each keeps its own force. The tails overlap, which
+    // pulls each parabola toward the other press a little.
+    #expect(abs(contacts[0].x.millimetres - 50) < 6)
+    #expect(abs(contacts[1].x.millimetres - 95) < 6)
+    #expect(contacts[0].force > contacts[1].force)
+    #expect(abs(contacts[0].force.newtons + contacts[1].force.newtons - 1.7) < 0.05)
+  }
+
+  @Test func aSaddleAboveTheMergeLevelIsOneContact() {
+    var finder = Self.finder(.parabolic)
+    var img = CellArray<Force_mN>(repeating: .zero)
+    // Two maxima two cells apart with a high middle: one contact.
+    img[2 * 8 + 2] = Force_mN(newtons: 0.5)
+    img[2 * 8 + 3] = Force_mN(newtons: 0.45)
+    img[2 * 8 + 4] = Force_mN(newtons: 0.48)
+    var contacts = ContactList()
+    finder.find(img, into: &contacts)
+    #expect(contacts.count == 1)
+    #expect(abs(contacts[0].force.newtons - 1.43) < 0.001)
+    // A low middle: two.
+    img[2 * 8 + 3] = Force_mN(newtons: 0.1)
+    finder.find(img, into: &contacts)
+    #expect(contacts.count == 2)
+  }
+
+  @Test func weakImagesHaveNoContacts() {
+    var finder = Self.finder(.parabolic)
+    var contacts = ContactList()
+    finder.find(Self.image([(0.03, 80, 60)]), into: &contacts)
+    #expect(contacts.isEmpty)
+  }
+
+  @Test func reportsAtMostTheConfiguredNumber() {
+    let g = PanelGeometry(
+      width: Length_um(millimetres: 160), height: Length_um(millimetres: 120), columns: 8, rows: 6,
+      pitch: Length_um(millimetres: 20))
+    var c = CoreConfiguration()
+    c.maxContacts = 2
+    var finder = ContactFinder(geometry: g, configuration: c)
+    var contacts = ContactList()
+    finder.find(Self.image([(1, 30, 30), (2, 90, 30), (3, 30, 90), (0.5, 130, 90)]), into: &contacts)
+    #expect(contacts.count == 2)
+    #expect(abs(contacts[0].force.newtons - 3) < 0.15)
+    #expect(abs(contacts[1].force.newtons - 2) < 0.15)
+  }
+}
