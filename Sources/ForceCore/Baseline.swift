@@ -54,15 +54,17 @@ extension Baseline {
     delta: Counts_Q16, force: Force_mN, drift: Bool, rules: BaselineRules
   ) -> Bool {
     if force.rawValue < -rules.reseedLevel {
+      // Far below the baseline: only a sustained run re-seeds it; a sample
+      // that slipped past the spike filter must not drag it down.
       negativeRun += 1
       if negativeRun >= rules.reseedFrames {
         level.rawValue += delta.rawValue
         negativeRun = 0
         return true
       }
-    } else {
-      negativeRun = 0
+      return false
     }
+    negativeRun = 0
     guard drift else { return false }
     if force.rawValue < 0 {
       level.rawValue += delta.rawValue >> Int64(rules.downShift)

@@ -4,10 +4,12 @@
 ///   sum of the cells and whose position is the centre of pressure,
 ///   `x = sum(F_i x_i) / sum(F_i)` (moment balance; exact for any load
 ///   sharing between the supports).
-/// - Grid: every local maximum of the image is a candidate peak; two peaks
-///   two cells apart whose saddle is at least `mergeSaddle` of the smaller
-///   are merged; each cell above the floor gives its force to the nearest
-///   peak within two cells; the position is interpolated around the peak.
+/// - Grid: every local maximum of the image above the floor is a candidate
+///   peak; two peaks two cells apart whose saddle is at least `mergeSaddle`
+///   of the smaller are merged; every cell gives its force to the nearest
+///   peak (below-floor cells too: a press's tails carry a few percent of
+///   its force, and their noise averages out); the position is interpolated
+///   around the peak.
 public struct ContactFinder: Sendable {
   public let geometry: PanelGeometry
   let release: Int32
@@ -101,33 +103,29 @@ public struct ContactFinder: Sendable {
     }
     // 2. Merge peaks joined by a high saddle.
     mergePeaks(image, columns: columns)
-    // 3. Each cell above the floor feeds its nearest peak within two cells.
+    guard peakCount > 0 else { return }
+    // 3. Every cell feeds its nearest peak (the stronger one on a tie).
     for p in 0..<peakCount {
       sums[p] = 0
       cells[p] = 0
     }
     for k in 0..<n {
-      let f = image[k].rawValue
-      if f < floor { continue }
       let col = k % columns
       let row = k / columns
-      var best = -1
+      var best = 0
       var bestDistance = Int.max
       for p in 0..<peakCount {
         let pk = Int(peaks[p])
         let dc = pk % columns - col
         let dr = pk / columns - row
-        if dc > 2 || dc < -2 || dr > 2 || dr < -2 { continue }
         let d = dc * dc + dr * dr
         if d < bestDistance {
           bestDistance = d
           best = p
         }
       }
-      if best >= 0 {
-        sums[best] += Int64(f)
-        cells[best] += 1
-      }
+      sums[best] += Int64(image[k].rawValue)
+      if image[k].rawValue >= floor { cells[best] += 1 }
     }
     // 4. Contacts above the release threshold, strongest first.
     for p in 0..<peakCount {

@@ -50,7 +50,7 @@ public struct CoreConfiguration: Sendable {
   /// Neighbouring peaks whose saddle is at least this fraction (Q8, 256 = 1)
   /// of the smaller peak are one contact.
   public var mergeSaddle_Q8: Int32 = 179
-  public var interpolation: PeakInterpolation = .parabolic
+  public var interpolation: PeakInterpolation = .gaussian
   /// Most contacts reported in a frame (at most `Capacity.contacts`).
   public var maxContacts: Int = Capacity.contacts
 

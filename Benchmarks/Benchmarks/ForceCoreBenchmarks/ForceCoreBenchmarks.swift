@@ -1,0 +1,48 @@
+import Benchmark
+import DoubleReference
+import ForceCore
+import PanelFirmware
+
+/// ForceCore per frame at 4, 48 and 256 cells, and the same computation in
+/// Double. Each figure is per frame (scaling factor 1000 iterations).
+let benchmarks: @Sendable () -> Void = {
+  Benchmark.defaultConfiguration = .init(
+    metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+    timeUnits: .nanoseconds, scalingFactor: .kilo, maxDuration: .seconds(2), maxIterations: 10_000)
+
+  for cells in [4, 48, 256] {
+    Benchmark("ForceCore frame \(cells) cells") { benchmark in
+      let board = BenchmarkFixtures.board(cells: cells)
+      let frames = BenchmarkFixtures.frames(board, count: 2000)
+      var pipeline = ForcePipeline(
+        geometry: board.geometry, calibration: BenchmarkFixtures.calibration(board).coreCalibration,
+        configuration: board.coreConfiguration)
+      for f in frames { pipeline.process(f) }  // seeded, in steady state
+      var i = 0
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        pipeline.process(frames[i])
+        i = i + 1 == frames.count ? 0 : i + 1
+      }
+      benchmark.stopMeasurement()
+      blackHole(pipeline.contacts.count)
+    }
+
+    Benchmark("Double reference frame \(cells) cells") { benchmark in
+      let board = BenchmarkFixtures.board(cells: cells)
+      let frames = BenchmarkFixtures.frames(board, count: 2000).map { f in
+        (raw: (0..<f.cellCount).map { f.counts[$0] }, t: f.temperature.celsius)
+      }
+      var pipeline = DoublePipeline(board: board, calibration: BenchmarkFixtures.calibration(board))
+      for f in frames { pipeline.process(raw: f.raw, temperature: f.t) }
+      var i = 0
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        pipeline.process(raw: frames[i].raw, temperature: frames[i].t)
+        i = i + 1 == frames.count ? 0 : i + 1
+      }
+      benchmark.stopMeasurement()
+      blackHole(pipeline.contacts.count)
+    }
+  }
+}

@@ -1,0 +1,155 @@
+import ForceCore
+
+extension Board {
+  /// Loads and checks a board file. Every problem is a `FileError` naming
+  /// the file, the line and the field.
+  public static func load(path: String) throws(FileError) -> Board {
+    try Board(table: TOML.load(path: path))
+  }
+
+  /// Builds a board from a parsed board file.
+  public init(table root: TOMLTable) throws(FileError) {
+    try root.rejectUnknownKeys(["board", "panel", "grid", "cell", "frontend", "sampling", "interaction", "detection"])
+    let boardTable = try root.table("board")
+    try boardTable.rejectUnknownKeys(["name", "description"])
+    let name = try boardTable.string("name")
+    if name.isEmpty { throw boardTable.error("name", "must not be empty") }
+
+    let panel = try root.table("panel")
+    try panel.rejectUnknownKeys(["width_mm", "height_mm"])
+    let width = try panel.double("width_mm")
+    let height = try panel.double("height_mm")
+    if !(width > 0) { throw panel.error("width_mm", "must be greater than 0") }
+    if !(height > 0) { throw panel.error("height_mm", "must be greater than 0") }
+
+    let (cells, grid) = try Board.loadCells(root, width: width, height: height)
+
+    let frontEnd = try root.table("frontend")
+    let kind = try frontEnd.string("kind")
+
+    let sampling = try root.table("sampling")
+    try sampling.rejectUnknownKeys(["rate_hz"])
+    let rate = try sampling.int("rate_hz")
+    if rate < 1 || rate > 100_000 { throw sampling.error("rate_hz", "must be 1...100000, is \(rate)") }
+
+    var interaction = InteractionSettings()
+    interaction.maxTouches = grid == nil ? 1 : 10
+    if let t = try root.optionalTable("interaction") { try interaction.load(t) }
+    var detection = DetectionSettings()
+    if let t = try root.optionalTable("detection") { try detection.load(t) }
+
+    try FrontEndFactory.check(FrontEndSpec(kind: kind, table: frontEnd))
+    self.init(
+      name: name, description: try boardTable.optionalString("description") ?? "",
+      file: root.file, width_mm: width, height_mm: height, cells: cells, grid: grid,
+      frontEnd: FrontEndSpec(kind: kind, table: frontEnd), rate_hz: rate,
+      detection: detection, interaction: interaction)
+  }
+
+  static func loadCells(_ root: TOMLTable, width: Double, height: Double) throws(FileError)
+    -> ([CellPosition], GridSpec?)
+  {
+    let list = try root.tables("cell")
+    if let grid = try root.optionalTable("grid") {
+      if !list.isEmpty {
+        throw list[0].error("x_mm", "a board has either [grid] or [[cell]], not both")
+      }
+      try grid.rejectUnknownKeys(["cols", "rows", "pitch_mm"])
+      let cols = try grid.int("cols")
+      let rows = try grid.int("rows")
+      let pitch = try grid.double("pitch_mm")
+      if cols < 1 { throw grid.error("cols", "must be at least 1") }
+      if rows < 1 { throw grid.error("rows", "must be at least 1") }
+      if cols * rows > Capacity.cells {
+        throw grid.error("rows", "cols x rows = \(cols * rows) cells, more than \(Capacity.cells)")
+      }
+      if !(pitch > 0) { throw grid.error("pitch_mm", "must be greater than 0") }
+      if Double(cols) * pitch > width + 1e-9 {
+        throw grid.error("cols", "\(cols) cells at \(pitch) mm do not fit the panel's width of \(width) mm")
+      }
+      if Double(rows) * pitch > height + 1e-9 {
+        throw grid.error("rows", "\(rows) cells at \(pitch) mm do not fit the panel's height of \(height) mm")
+      }
+      var cells: [CellPosition] = []
+      for k in 0..<(cols * rows) {
+        cells.append(
+          CellPosition(
+            x_mm: (Double(k % cols) + 0.5) * pitch, y_mm: (Double(k / cols) + 0.5) * pitch))
+      }
+      return (cells, GridSpec(columns: cols, rows: rows, pitch_mm: pitch))
+    }
+    if list.isEmpty {
+      throw FileError(
+        file: root.file, field: "grid", message: "missing: a board needs [grid] or [[cell]] entries")
+    }
+    if list.count > Capacity.cells {
+      throw list[Capacity.cells].error("x_mm", "more than \(Capacity.cells) cells")
+    }
+    var cells: [CellPosition] = []
+    for cell in list {
+      try cell.rejectUnknownKeys(["x_mm", "y_mm"])
+      let x = try cell.double("x_mm")
+      let y = try cell.double("y_mm")
+      if x < 0 || x > width { throw cell.error("x_mm", "\(x) is off the panel (0...\(width))") }
+      if y < 0 || y > height { throw cell.error("y_mm", "\(y) is off the panel (0...\(height))") }
+      cells.append(CellPosition(x_mm: x, y_mm: y))
+    }
+    return (cells, nil)
+  }
+}
+
+extension InteractionSettings {
+  mutating func load(_ t: TOMLTable) throws(FileError) {
+    try t.rejectUnknownKeys(InteractionSettings.keys)
+    averageTouch_n = try t.optionalDouble("average_touch_n") ?? averageTouch_n
+    maxForce = try t.optionalDouble("max_force") ?? maxForce
+    peek = try t.optionalDouble("peek") ?? peek
+    pop = try t.optionalDouble("pop") ?? pop
+    forceTouch = try t.optionalBool("force_touch") ?? forceTouch
+    maxTouches = try t.optionalInt("max_touches") ?? maxTouches
+    if let s = try t.optionalString("sensitivity") {
+      guard let value = Sensitivity(rawValue: s) else {
+        throw t.error("sensitivity", "\"\(s)\" is not one of light, medium, firm")
+      }
+      sensitivity = value
+    }
+    if !(averageTouch_n > 0) { throw t.error("average_touch_n", "must be greater than 0") }
+    if !(maxForce > 0) { throw t.error("max_force", "must be greater than 0") }
+    if !(peek > 0) { throw t.error("peek", "must be greater than 0") }
+    if !(pop > peek) { throw t.error("pop", "must be greater than peek (\(peek))") }
+    if maxTouches < 1 || maxTouches > 16 { throw t.error("max_touches", "must be 1...16") }
+  }
+}
+
+extension DetectionSettings {
+  mutating func load(_ t: TOMLTable) throws(FileError) {
+    try t.rejectUnknownKeys(DetectionSettings.keys)
+    touchOn_n = try t.optionalDouble("touch_on_n") ?? touchOn_n
+    touchOff_n = try t.optionalDouble("touch_off_n") ?? touchOff_n
+    debounceFrames = try t.optionalInt("debounce_frames") ?? debounceFrames
+    maxOn_s = try t.optionalDouble("max_on_s") ?? maxOn_s
+    holdAfterRelease_s = try t.optionalDouble("hold_s") ?? holdAfterRelease_s
+    driftUp_s = try t.optionalDouble("drift_up_s") ?? driftUp_s
+    driftDown_s = try t.optionalDouble("drift_down_s") ?? driftDown_s
+    cellFloor_n = try t.optionalDouble("cell_floor_n") ?? cellFloor_n
+    spikeFilter = try t.optionalBool("spike_filter") ?? spikeFilter
+    if let s = try t.optionalString("interpolation") {
+      switch s {
+      case "centroid": interpolation = .centroid
+      case "parabolic": interpolation = .parabolic
+      case "gaussian": interpolation = .gaussian
+      default: throw t.error("interpolation", "\"\(s)\" is not one of centroid, parabolic, gaussian")
+      }
+    }
+    if !(touchOn_n > 0) { throw t.error("touch_on_n", "must be greater than 0") }
+    if !(touchOff_n > 0 && touchOff_n <= touchOn_n) {
+      throw t.error("touch_off_n", "must be greater than 0 and at most touch_on_n (\(touchOn_n))")
+    }
+    if debounceFrames < 1 || debounceFrames > 100 { throw t.error("debounce_frames", "must be 1...100") }
+    if maxOn_s < 0 { throw t.error("max_on_s", "must be 0 (never) or more") }
+    if holdAfterRelease_s < 0 { throw t.error("hold_s", "must be 0 or more") }
+    if !(driftUp_s > 0) { throw t.error("drift_up_s", "must be greater than 0") }
+    if !(driftDown_s > 0) { throw t.error("drift_down_s", "must be greater than 0") }
+    if cellFloor_n < 0 { throw t.error("cell_floor_n", "must be 0 or more") }
+  }
+}

@@ -1,0 +1,43 @@
+import ForceCore
+
+/// The board file's optional `[detection]` table: thresholds and timing of
+/// touch detection and baseline tracking, in newtons and seconds.
+public struct DetectionSettings: Sendable, Equatable {
+  public var touchOn_n = 0.08
+  public var touchOff_n = 0.05
+  public var debounceFrames = 3
+  public var maxOn_s = 20.0
+  public var holdAfterRelease_s = 2.0
+  public var driftUp_s = 4.0
+  public var driftDown_s = 1.0
+  public var cellFloor_n = 0.01
+  public var spikeFilter = true
+  public var interpolation = PeakInterpolation.gaussian
+
+  public init() {}
+
+  /// The keys `[detection]` may hold.
+  public static let keys = [
+    "touch_on_n", "touch_off_n", "debounce_frames", "max_on_s", "hold_s", "drift_up_s",
+    "drift_down_s", "cell_floor_n", "spike_filter", "interpolation",
+  ]
+
+  func coreConfiguration(rate_hz: Int, maxTouches: Int) -> CoreConfiguration {
+    var c = CoreConfiguration()
+    c.frameRate_hz = rate_hz
+    c.touchOn = Force_mN(newtons: touchOn_n)
+    c.touchOff = Force_mN(newtons: touchOff_n)
+    c.debounceOn = debounceFrames
+    c.debounceOff = debounceFrames
+    c.maxOn_ms = Int((maxOn_s * 1000).rounded())
+    c.holdAfterRelease_ms = Int((holdAfterRelease_s * 1000).rounded())
+    c.driftUp_ms = Int((driftUp_s * 1000).rounded())
+    c.driftDown_ms = Int((driftDown_s * 1000).rounded())
+    c.reseedLevel = Force_mN(newtons: touchOn_n / 2)
+    c.cellFloor = Force_mN(newtons: cellFloor_n)
+    c.spikeFilter = spikeFilter
+    c.interpolation = interpolation
+    c.maxContacts = max(1, min(maxTouches, Capacity.contacts))
+    return c
+  }
+}

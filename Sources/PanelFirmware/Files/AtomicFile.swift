@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Replaces files so that readers see either the old or the new content, never a mix,
+/// and the old file survives any failure (including a crash or power loss mid-write).
+public enum AtomicFile {
+  /// Writes `bytes` to a temporary file in the same directory as `path`, fsyncs
+  /// it, renames it over `path` and fsyncs the directory. On failure the
+  /// temporary file is removed and the previous file (if any) is untouched.
+  /// Errors name `path` and the errno text.
+  public static func write(_ bytes: [UInt8], to path: String) throws(FileError) {
+    let (directory, name) = FilesPOSIX.split(path)
+    let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    let temporary = "\(directory)/.\(name).tmp-\(getpid())-\(suffix)"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      throw FilesPOSIX.failure(path, "cannot create a temporary file in \(directory)")
+    }
+    var closed = false
+    do throws(FileError) {
+      var writeError: FileError?
+      bytes.withUnsafeBytes { raw in
+        do throws(FileError) {
+          try FilesPOSIX.writeAll(fd, raw, path: path)
+        } catch {
+          writeError = error
+        }
+      }
+      if let writeError {
+        throw writeError
+      }
+      try FilesPOSIX.sync(fd, path: path)
+      closed = true
+      try FilesPOSIX.closeChecked(fd, path: path)
+      try FilesPOSIX.renameChecked(temporary, to: path)
+    } catch {
+      if !closed {
+        close(fd)
+      }
+      unlink(temporary)
+      throw error
+    }
+    try FilesPOSIX.syncDirectory(of: path)
+  }
+
+  /// Writes `text` as UTF-8; see `write(_:to:)` for the guarantees.
+  public static func write(_ text: String, to path: String) throws(FileError) {
+    try write(Array(text.utf8), to: path)
+  }
+}

@@ -1,0 +1,79 @@
+/// A value read from a TOML file.
+///
+/// Dates and times are not supported (the parser rejects them), and neither
+/// are `inf` and `nan`. The line a value was defined on is kept by the table
+/// that holds it: see `TOMLTable.line(of:)`.
+public indirect enum TOMLValue: Sendable {
+  /// A basic (`"..."`), literal (`'...'`) or multi-line string.
+  case string(String)
+  /// A decimal, hexadecimal (`0x`), octal (`0o`) or binary (`0b`) integer.
+  case integer(Int64)
+  /// A finite float.
+  case float(Double)
+  /// `true` or `false`.
+  case bool(Bool)
+  /// An array, including an array of tables (`[[name]]`).
+  case array([TOMLValue])
+  /// A table: a `[header]` table, an inline table or an element of an array of tables.
+  case table(TOMLTable)
+
+  /// The type as error messages name it: "a string", "an integer", "a float",
+  /// "a boolean", "an array" or "a table".
+  public var typeName: String {
+    switch self {
+    case .string: "a string"
+    case .integer: "an integer"
+    case .float: "a float"
+    case .bool: "a boolean"
+    case .array: "an array"
+    case .table: "a table"
+    }
+  }
+
+  /// The type followed by the value for scalars, as in `a string "fast"`,
+  /// `an integer 320`, `a float 0.8`, `a boolean true`, `an array`, `a table`.
+  public var summary: String {
+    switch self {
+    case .string(let text):
+      let shown = text.count > 40 ? String(text.prefix(40)) + "..." : text
+      return "a string " + String(reflecting: shown)
+    case .integer(let value): return "an integer \(value)"
+    case .float(let value): return "a float \(value)"
+    case .bool(let value): return "a boolean \(value)"
+    case .array: return "an array"
+    case .table: return "a table"
+    }
+  }
+}
+
+/// Reads the subset of TOML that board, calibration and scenario files use.
+///
+/// Supported: comments, bare / quoted / dotted keys, `[table]`, `[a.b]`,
+/// `[[array.of.tables]]`, basic / literal / multi-line strings, integers
+/// (decimal with `_` separators, `0x`, `0o`, `0b`), floats, booleans, arrays
+/// (spanning lines, trailing comma, nested) and inline tables (which, as in
+/// TOML 1.1, may span lines and have a trailing comma). Duplicate keys and
+/// redefined tables are errors. Not supported: dates and times, `inf`, `nan`.
+public enum TOML {
+  /// Parses `text` and returns the root table. `file` is only used in errors.
+  public static func parse(_ text: String, file: String) throws(FileError) -> TOMLTable {
+    var parser = TOMLParser(bytes: Array(text.utf8), file: file)
+    return try parser.parseDocument()
+  }
+
+  /// Reads and parses the file at `path`. A missing file is the error
+  /// `path: no such file`; a file that is not UTF-8 names the first bad line.
+  public static func load(path: String) throws(FileError) -> TOMLTable {
+    let bytes = try FilesPOSIX.readWholeFile(path)
+    if String(validating: bytes, as: UTF8.self) == nil {
+      var lineNumber = 1
+      for lineBytes in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        if String(validating: lineBytes, as: UTF8.self) == nil { break }
+        lineNumber += 1
+      }
+      throw FileError(file: path, line: lineNumber, message: "not valid UTF-8 text")
+    }
+    var parser = TOMLParser(bytes: bytes, file: path)
+    return try parser.parseDocument()
+  }
+}

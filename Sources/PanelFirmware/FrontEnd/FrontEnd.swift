@@ -1,0 +1,47 @@
+import ForceCore
+
+/// Why a front end could not deliver.
+public enum FrontEndError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// A chip did not answer or failed, named by where it sits.
+  case chip(String, I2CError)
+  /// The front end could not be set up (wrong configuration, missing device).
+  case setup(String)
+  /// Reading a recorded or scripted source failed.
+  case source(String)
+
+  public var description: String {
+    switch self {
+    case .chip(let location, let error): return "\(location): \(error)"
+    case .setup(let why): return why
+    case .source(let why): return why
+    }
+  }
+}
+
+/// Counters of what a front end went through; they only grow.
+public struct FrontEndHealth: Sendable, Equatable {
+  public var frames: UInt64 = 0
+  /// Frames delivered marked invalid (a chip missing or failing).
+  public var invalidFrames: UInt64 = 0
+  /// Frames the source produced that were never read (overrun).
+  public var missedFrames: UInt64 = 0
+  public var retries: UInt64 = 0
+  public var busErrors: UInt64 = 0
+  /// Chips found reset and initialised again.
+  public var reinitialisations: UInt64 = 0
+  public init() {}
+}
+
+/// The source of raw frames: a driver stack over a bus, a simulated panel or
+/// a recording. The scan loop is generic over it.
+public protocol FrontEnd {
+  /// Cells per frame, in board cell order.
+  var cellCount: Int { get }
+  var health: FrontEndHealth { get }
+  /// Brings the front end up (power-up sequences, configuration).
+  mutating func start() throws(FrontEndError)
+  /// Waits for the next frame and fills `frame` in place. Returns false when
+  /// the source has ended (a recording or script ran out). A frame whose
+  /// cells could not all be read comes back with `valid == false`.
+  mutating func next(into frame: inout RawFrame) throws(FrontEndError) -> Bool
+}

@@ -1,0 +1,85 @@
+/// What a run asks of the front end beyond the board file.
+public struct RunOptions: Sendable {
+  /// A scenario file for a simulated panel (overrides the board's default).
+  public var scenarioPath: String?
+  /// Simulated time per real time: 1 = real time, 0 = as fast as possible.
+  public var speed: Double
+  /// How long to run, in seconds (nil: the scenario's length, or forever).
+  public var duration_s: Double?
+
+  public init(scenarioPath: String? = nil, speed: Double = 1, duration_s: Double? = nil) {
+    self.scenarioPath = scenarioPath
+    self.speed = speed
+    self.duration_s = duration_s
+  }
+}
+
+/// Opens the front end a board file names.
+public enum FrontEndFactory {
+  /// The front-end kinds a board file may name.
+  public static let kinds = ["sim"]
+
+  public static func make(board: Board, options: RunOptions) throws(FileError) -> any FrontEnd {
+    switch board.frontEnd.kind {
+    case "sim":
+      return try simulatedPanel(board: board, options: options)
+    default:
+      throw unknownKind(board.frontEnd)
+    }
+  }
+
+  /// Checks the kind-specific keys of a `[frontend]` table (at board load).
+  public static func check(_ spec: FrontEndSpec) throws(FileError) {
+    switch spec.kind {
+    case "sim":
+      if let table = spec.table { _ = try SimulationParameters(table: table) }
+    default:
+      throw unknownKind(spec)
+    }
+  }
+
+  static func unknownKind(_ spec: FrontEndSpec) -> FileError {
+    let message = "unknown front end \"\(spec.kind)\" (expected one of: \(kinds.joined(separator: ", ")))"
+    if let table = spec.table { return table.error("kind", message) }
+    return FileError(file: "", field: "[frontend] kind", message: message)
+  }
+
+  /// The simulated panel of a `kind = "sim"` board, with its scenario.
+  public static func simulatedPanel(board: Board, options: RunOptions) throws(FileError) -> SimulatedPanel {
+    let parameters = try simulationParameters(board)
+    var scenario = Scenario.idle()
+    if let path = options.scenarioPath {
+      scenario = try Scenario.load(path: path, board: board)
+    } else if !parameters.scenario.isEmpty {
+      scenario = try Scenario.load(path: Paths.resolve(parameters.scenario, relativeTo: board.file), board: board)
+    }
+    return SimulatedPanel(
+      board: board, parameters: parameters, scenario: scenario, duration_s: options.duration_s,
+      speed: options.speed)
+  }
+
+  public static func simulationParameters(_ board: Board) throws(FileError) -> SimulationParameters {
+    guard board.frontEnd.kind == "sim" else {
+      throw FileError(
+        file: board.file, field: "[frontend] kind",
+        message: "\"\(board.frontEnd.kind)\" is not a simulated front end")
+    }
+    guard let table = board.frontEnd.table else { return SimulationParameters() }
+    return try SimulationParameters(table: table)
+  }
+}
+
+/// Path helpers for files that name other files.
+public enum Paths {
+  /// `path` as is when absolute, else relative to the directory of `file`.
+  public static func resolve(_ path: String, relativeTo file: String) -> String {
+    if path.hasPrefix("/") { return path }
+    return directory(of: file) + path
+  }
+
+  /// The directory part of `file`, with a trailing slash ("" for none).
+  public static func directory(of file: String) -> String {
+    guard let slash = file.lastIndex(of: "/") else { return "" }
+    return String(file[...slash])
+  }
+}

@@ -1,0 +1,99 @@
+/// A byte buffer allocated once, at setup, that encoders write reports
+/// into: appending never allocates. Capacity is fixed; a write that does not
+/// fit is dropped and `overflowed` is set (size buffers for the worst case).
+public final class ByteBuffer {
+  public let capacity: Int
+  let storage: UnsafeMutablePointer<UInt8>
+  public private(set) var count = 0
+  public private(set) var overflowed = false
+
+  public init(capacity: Int) {
+    self.capacity = max(capacity, 16)
+    storage = .allocate(capacity: self.capacity)
+  }
+
+  deinit { storage.deallocate() }
+
+  /// The bytes written so far.
+  public var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
+
+  public func removeAll() {
+    count = 0
+    overflowed = false
+  }
+
+  @inline(__always)
+  public func append(_ byte: UInt8) {
+    guard count < capacity else {
+      overflowed = true
+      return
+    }
+    storage[count] = byte
+    count += 1
+  }
+
+  /// Appends a static string's UTF-8 bytes.
+  @inline(__always)
+  public func append(_ text: StaticString) {
+    let n = text.utf8CodeUnitCount
+    guard count + n <= capacity else {
+      overflowed = true
+      return
+    }
+    (storage + count).update(from: text.utf8Start, count: n)
+    count += n
+  }
+
+  /// Appends bytes.
+  public func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let base = bytes.baseAddress, count + bytes.count <= capacity else {
+      if !bytes.isEmpty { overflowed = true }
+      return
+    }
+    (storage + count).update(from: base, count: bytes.count)
+    count += bytes.count
+  }
+
+  /// Appends a decimal integer.
+  public func append(integer value: Int64) {
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+      (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var magnitude = value.magnitude
+    var n = 0
+    withUnsafeMutableBytes(of: &digits) { d in
+      repeat {
+        d[n] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
+        magnitude /= 10
+        n += 1
+      } while magnitude > 0
+    }
+    if value < 0 { append(UInt8(ascii: "-")) }
+    withUnsafeBytes(of: &digits) { d in
+      var i = n - 1
+      while i >= 0 {
+        append(d[i])
+        i -= 1
+      }
+    }
+  }
+
+  /// Appends `scaled / 10^decimals` with exactly `decimals` digits after
+  /// the point, e.g. `append(fixed: -1205, decimals: 3)` writes `-1.205`.
+  public func append(fixed scaled: Int64, decimals: Int) {
+    var divisor: Int64 = 1
+    for _ in 0..<decimals { divisor *= 10 }
+    let magnitude = scaled.magnitude
+    if scaled < 0 { append(UInt8(ascii: "-")) }
+    append(integer: Int64(magnitude / UInt64(divisor)))
+    guard decimals > 0 else { return }
+    append(UInt8(ascii: "."))
+    var fraction = magnitude % UInt64(divisor)
+    var d = UInt64(divisor / 10)
+    while d > 0 {
+      append(UInt8(truncatingIfNeeded: fraction / d) + 48)
+      fraction %= d
+      d /= 10
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import ForceCore
+
+/// One frame's journey, from the front end to a report: front end -> core
+/// (calibration, baselines, force image, contacts) -> tracker (ids, phases)
+/// -> stages and events. Generic over the front end; all state is sized at
+/// setup, so `step` allocates nothing.
+public struct ScanLoop<Source: FrontEnd> {
+  public var source: Source
+  public private(set) var pipeline: ForcePipeline
+  public private(set) var tracker: Tracker
+  public private(set) var stages: StageMachine
+  /// The frame last read.
+  public private(set) var frame: RawFrame
+  /// The report of the frame last processed.
+  public private(set) var report = FrameReport()
+  /// Frames processed so far.
+  public private(set) var frames: UInt64 = 0
+
+  public init(source: Source, board: Board, calibration: CalibrationRecord) {
+    self.source = source
+    self.pipeline = ForcePipeline(
+      geometry: board.geometry, calibration: calibration.coreCalibration,
+      configuration: board.coreConfiguration)
+    self.tracker = Tracker(settings: TrackerSettings(board: board))
+    self.stages = StageMachine(settings: board.interaction)
+    self.frame = RawFrame(cellCount: board.cellCount)
+  }
+
+  /// Reads and processes one frame. Returns false when the source ended.
+  public mutating func step() throws(FrontEndError) -> Bool {
+    guard try source.next(into: &frame) else { return false }
+    pipeline.process(frame)
+    tracker.update(
+      contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
+    report.removeAll()
+    report.time = frame.time
+    report.frame = frames
+    for i in 0..<tracker.count {
+      report.append(TouchReport(touch: tracker[i]))
+    }
+    stages.update(&report)
+    frames += 1
+    return true
+  }
+}

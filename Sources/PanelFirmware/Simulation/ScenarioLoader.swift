@@ -1,0 +1,110 @@
+extension Scenario {
+  /// Loads a scenario file and checks it against the panel it will run on.
+  public static func load(path: String, board: Board) throws(FileError) -> Scenario {
+    try Scenario(table: TOML.load(path: path), board: board)
+  }
+
+  public init(table root: TOMLTable, board: Board) throws(FileError) {
+    try root.rejectUnknownKeys(["scenario", "touch"])
+    var name = "scenario"
+    var duration: Double?
+    var temperature: [Keyframe] = []
+    if let s = try root.optionalTable("scenario") {
+      try s.rejectUnknownKeys(["name", "description", "duration_s", "temperature_c", "temperature"])
+      name = try s.optionalString("name") ?? name
+      _ = try s.optionalString("description")
+      duration = try s.optionalDouble("duration_s")
+      if let d = duration, !(d > 0) { throw s.error("duration_s", "must be greater than 0") }
+      if let c = try s.optionalDouble("temperature_c") {
+        if s.has("temperature") { throw s.error("temperature", "give temperature_c or temperature, not both") }
+        temperature = [Keyframe(0, c)]
+      }
+      if let rows = try s.doubleRows("temperature") {
+        temperature = try Scenario.keyframes(rows, table: s, key: "temperature", columns: 2)
+          .map { Keyframe($0[0], $0[1]) }
+        if temperature.isEmpty { throw s.error("temperature", "needs at least one [t_s, degC] pair") }
+      }
+    }
+    var touches: [ScriptedTouch] = []
+    for t in try root.tables("touch") {
+      touches.append(try Scenario.touch(t, board: board))
+    }
+    self.init(name: name, file: root.file, duration_s: duration, temperature: temperature, touches: touches)
+  }
+
+  static func touch(_ t: TOMLTable, board: Board) throws(FileError) -> ScriptedTouch {
+    try t.rejectUnknownKeys([
+      "name", "start_s", "x_mm", "y_mm", "path", "force_n", "rise_s", "hold_s", "fall_s", "force",
+    ])
+    _ = try t.optionalString("name")
+    let start = try t.double("start_s")
+    if start < 0 { throw t.error("start_s", "must be 0 or more") }
+
+    // Force: a trapezoid or keyframes.
+    var force: [Keyframe]
+    if let rows = try t.doubleRows("force") {
+      if t.has("force_n") { throw t.error("force", "give force_n (with hold_s) or force, not both") }
+      force = try keyframes(rows, table: t, key: "force", columns: 2).map { Keyframe($0[0], $0[1]) }
+      for (i, k) in force.enumerated() where k.value < 0 {
+        throw t.error("force", "row \(i + 1): force \(k.value) N is negative")
+      }
+      if force.count < 2 { throw t.error("force", "needs at least two [t_s, newtons] rows") }
+    } else {
+      let f = try t.double("force_n")
+      if !(f > 0) { throw t.error("force_n", "must be greater than 0") }
+      let hold = try t.double("hold_s")
+      let rise = try t.optionalDouble("rise_s") ?? 0.05
+      let fall = try t.optionalDouble("fall_s") ?? 0.05
+      if hold < 0 { throw t.error("hold_s", "must be 0 or more") }
+      if rise < 0 { throw t.error("rise_s", "must be 0 or more") }
+      if fall < 0 { throw t.error("fall_s", "must be 0 or more") }
+      force = ScriptedTouch.trapezoid(force_n: f, rise_s: rise, hold_s: hold, fall_s: fall)
+    }
+
+    // Position: a point or a path.
+    var xs: [Keyframe] = []
+    var ys: [Keyframe] = []
+    if let rows = try t.doubleRows("path") {
+      if t.has("x_mm") || t.has("y_mm") { throw t.error("path", "give x_mm and y_mm or path, not both") }
+      for (i, r) in try keyframes(rows, table: t, key: "path", columns: 3).enumerated() {
+        try onPanel(r[1], r[2], board: board, table: t, key: "path", row: i + 1)
+        xs.append(Keyframe(r[0], r[1]))
+        ys.append(Keyframe(r[0], r[2]))
+      }
+      if xs.isEmpty { throw t.error("path", "needs at least one [t_s, x_mm, y_mm] row") }
+    } else {
+      let x = try t.double("x_mm")
+      let y = try t.double("y_mm")
+      try onPanel(x, y, board: board, table: t, key: "x_mm", row: nil)
+      xs = [Keyframe(0, x)]
+      ys = [Keyframe(0, y)]
+    }
+    return ScriptedTouch(start_s: start, force: force, x: xs, y: ys)
+  }
+
+  static func onPanel(
+    _ x: Double, _ y: Double, board: Board, table: TOMLTable, key: String, row: Int?
+  ) throws(FileError) {
+    guard x < 0 || y < 0 || x > board.width_mm || y > board.height_mm else { return }
+    let at = row.map { "row \($0): " } ?? ""
+    throw table.error(
+      key,
+      "\(at)(\(x), \(y)) mm is off the panel (0...\(board.width_mm) x 0...\(board.height_mm) mm)")
+  }
+
+  /// Rows of numbers with `columns` each and increasing first column (time).
+  static func keyframes(_ rows: [[Double]], table: TOMLTable, key: String, columns: Int) throws(FileError)
+    -> [[Double]]
+  {
+    var last = -Double.infinity
+    for (i, r) in rows.enumerated() {
+      if r.count != columns {
+        throw table.error(key, "row \(i + 1) has \(r.count) numbers, expected \(columns)")
+      }
+      if r[0] < 0 { throw table.error(key, "row \(i + 1): time \(r[0]) s is negative") }
+      if r[0] < last { throw table.error(key, "row \(i + 1): time \(r[0]) s goes backwards") }
+      last = r[0]
+    }
+    return rows
+  }
+}

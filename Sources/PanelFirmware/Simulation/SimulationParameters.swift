@@ -1,0 +1,111 @@
+/// The `[frontend]` table of a simulated board (`kind = "sim"`): how the
+/// simulated panel's cells differ from ideal, and its noise. Per-cell values
+/// are drawn once from `seed` within the given spreads, so a board file
+/// describes one particular simulated panel.
+public struct SimulationParameters: Sendable, Equatable {
+  public var seed: UInt64 = 1
+  /// The panel's serial number (simulated panels have one too).
+  public var serial = "SIM-0001"
+  /// Default script, relative to the board file ("" = an idle panel).
+  public var scenario = ""
+  /// Nominal sensitivity, counts per newton.
+  public var gain_counts_per_n = 40_000.0
+  /// Relative spread of the sensitivity (uniform +-).
+  public var gainSpread = 0.08
+  /// Spread of the zero (uniform +-), counts.
+  public var offsetSpread_counts = 150_000.0
+  /// Largest quadratic non-linearity per newton (uniform +-).
+  public var nonlinearity_per_n = 0.002
+  /// Largest zero drift, counts per degC (uniform +-).
+  public var tcZero_counts_per_c = 400.0
+  /// Largest sensitivity drift per degC (uniform +-).
+  public var tcSpan_per_c = 0.0003
+  /// Creep: fraction of a held load added over `creepTau_s`.
+  public var creep = 0.003
+  public var creepTau_s = 20.0
+  /// White noise per cell, counts (one standard deviation).
+  public var noise_counts = 25.0
+  /// Expected single-frame spikes per second, over the whole panel.
+  public var spikeRate_hz = 0.2
+  /// Spike height, counts.
+  public var spike_counts = 3_000_000.0
+  /// Supports: relative spread of the cells' stiffness (uniform +-).
+  public var stiffnessSpread = 0.1
+  /// Grid: depth of the elastic layer spreading a press onto the cells, mm.
+  public var spread_mm = 14.0
+  /// Temperature when the script gives none, degC.
+  public var temperature_c = 25.0
+
+  public init() {}
+
+  static let keys = [
+    "kind", "seed", "serial", "scenario", "gain_counts_per_n", "gain_spread", "offset_spread_counts",
+    "nonlinearity_per_n", "tc_zero_counts_per_c", "tc_span_per_c", "creep", "creep_tau_s",
+    "noise_counts", "spike_rate_hz", "spike_counts", "stiffness_spread", "spread_mm", "temperature_c",
+  ]
+
+  /// Reads the table's keys; absent keys keep their defaults.
+  public init(table t: TOMLTable) throws(FileError) {
+    try t.rejectUnknownKeys(SimulationParameters.keys)
+    if let s = try t.optionalInt("seed") {
+      if s < 0 { throw t.error("seed", "must be 0 or more") }
+      seed = UInt64(s)
+    }
+    serial = try t.optionalString("serial") ?? serial
+    scenario = try t.optionalString("scenario") ?? scenario
+    func positive(_ key: String, _ value: inout Double, allowZero: Bool = true) throws(FileError) {
+      guard let v = try t.optionalDouble(key) else { return }
+      if !v.isFinite || v < 0 || (!allowZero && v == 0) {
+        throw t.error(key, allowZero ? "must be 0 or more" : "must be greater than 0")
+      }
+      value = v
+    }
+    try positive("gain_counts_per_n", &gain_counts_per_n, allowZero: false)
+    try positive("gain_spread", &gainSpread)
+    try positive("offset_spread_counts", &offsetSpread_counts)
+    try positive("nonlinearity_per_n", &nonlinearity_per_n)
+    try positive("tc_zero_counts_per_c", &tcZero_counts_per_c)
+    try positive("tc_span_per_c", &tcSpan_per_c)
+    try positive("creep", &creep)
+    try positive("creep_tau_s", &creepTau_s, allowZero: false)
+    try positive("noise_counts", &noise_counts)
+    try positive("spike_rate_hz", &spikeRate_hz)
+    try positive("spike_counts", &spike_counts)
+    try positive("stiffness_spread", &stiffnessSpread)
+    try positive("spread_mm", &spread_mm, allowZero: false)
+    temperature_c = try t.optionalDouble("temperature_c") ?? temperature_c
+    if gainSpread >= 0.5 { throw t.error("gain_spread", "must be below 0.5") }
+    if stiffnessSpread >= 0.5 { throw t.error("stiffness_spread", "must be below 0.5") }
+  }
+}
+
+/// One simulated cell's true behaviour:
+///
+///     counts = offset + tcZero*dT + gain*(1 + tcSpan*dT) * L * (1 + nonlinearity*L)
+///
+/// with `L` the load on the cell in newtons (creep included). The matching
+/// calibration is offset, gain, linearity = -nonlinearity (the inverse to
+/// first order), tcZero and tcSpan.
+public struct SimulatedCell: Sendable, Equatable {
+  public var offset_counts: Double
+  public var gain_counts_per_n: Double
+  public var nonlinearity_per_n: Double
+  public var tcZero_counts_per_c: Double
+  public var tcSpan_per_c: Double
+  public var creep: Double
+
+  /// Counts for load `load` (newtons) at `dT` degC from the reference.
+  @inline(__always)
+  public func counts(load: Double, dT: Double) -> Double {
+    offset_counts + tcZero_counts_per_c * dT
+      + gain_counts_per_n * (1 + tcSpan_per_c * dT) * load * (1 + nonlinearity_per_n * load)
+  }
+
+  /// The calibration that undoes this cell.
+  public var calibration: CellParameters {
+    CellParameters(
+      offset_counts: offset_counts, gain_counts_per_n: gain_counts_per_n,
+      linearity_per_n: -nonlinearity_per_n, tcZero_counts_per_c: tcZero_counts_per_c,
+      tcSpan_per_c: tcSpan_per_c)
+  }
+}

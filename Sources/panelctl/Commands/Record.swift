@@ -1,0 +1,54 @@
+import ArgumentParser
+import ForceCore
+import PanelFirmware
+
+extension PanelCtl {
+  struct Record: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Record raw frames (CSV) from the panel.",
+      discussion: """
+        The file appears under its name only when the recording is complete; \
+        until then it is FILE.partial, flushed as it grows. Ctrl-C ends the \
+        recording cleanly.
+        """)
+
+    @OptionGroup var boardOptions: BoardOptions
+    @OptionGroup var length: RunLengthOptions
+    @OptionGroup var simulation: SimulationOptions
+
+    @Option(name: .long, help: ArgumentHelp("The recording to write.", valueName: "FILE.csv"))
+    var out: String
+
+    func run() throws {
+      let board = try boardOptions.loadBoard()
+      let frontEnd = try FrontEndFactory.make(
+        board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
+      Terminal.stopOnSignals()
+      try record(frontEnd, board: board)
+    }
+
+    func record<F: FrontEnd>(_ frontEnd: F, board: Board) throws {
+      var source = frontEnd
+      try source.start()
+      var frame = RawFrame(cellCount: board.cellCount)
+      var writer = try RecordingWriter(
+        path: out, header: RecordingHeader(cellCount: board.cellCount, hasTemperature: true))
+      var progress = Progress(label: "recording", total: length.frames, rate_hz: board.rate_hz)
+      var count = 0
+      while !Terminal.shouldStop {
+        if let limit = length.frames, count >= limit { break }
+        guard try source.next(into: &frame) else { break }
+        try frame.counts.span.withUnsafeBufferPointer { counts throws(FileError) in
+          try writer.append(
+            tUs: frame.time.rawValue,
+            counts: UnsafeBufferPointer(rebasing: counts[0..<board.cellCount]),
+            temperatureC: frame.hasTemperature ? frame.temperature.celsius : nil)
+        }
+        count += 1
+        progress.update(count)
+      }
+      progress.finish()
+      try writer.finish()
+    }
+  }
+}

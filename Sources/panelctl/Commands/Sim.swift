@@ -1,0 +1,31 @@
+import ArgumentParser
+import PanelFirmware
+
+extension PanelCtl {
+  /// Tools for simulated panels.
+  struct Sim: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Tools for simulated panels.",
+      subcommands: [Truth.self])
+
+    struct Truth: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Write the calibration a simulated panel really has (its own parameters).")
+
+      @Option(name: .long, help: ArgumentHelp("A simulated board file.", valueName: "BOARD.toml"))
+      var board: String
+
+      @Option(name: .long, help: ArgumentHelp("Where to write the calibration.", valueName: "CAL"))
+      var out: String
+
+      @Option(name: .long, help: "The record's creation time (ISO 8601).")
+      var created = "2026-01-01T00:00:00Z"
+
+      func run() throws {
+        let b = try Board.load(path: board)
+        let panel = try FrontEndFactory.simulatedPanel(board: b, options: RunOptions(speed: 0))
+        try panel.trueCalibration(created: created).write(to: out)
+      }
+    }
+  }
+}

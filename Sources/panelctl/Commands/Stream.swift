@@ -1,0 +1,59 @@
+import ArgumentParser
+import PanelFirmware
+
+/// Output formats of the report stream.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+  case ndjson
+}
+
+extension PanelCtl {
+  struct Stream: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Run the panel and write its report stream (NDJSON on standard output).")
+
+    @OptionGroup var boardOptions: BoardOptions
+    @OptionGroup var length: RunLengthOptions
+    @OptionGroup var simulation: SimulationOptions
+
+    @Option(name: .long, help: "Report format.")
+    var format: ReportFormat = .ndjson
+
+    @Flag(name: .long, help: "Also write frames without touches or events.")
+    var idle = false
+
+    func run() throws {
+      let board = try boardOptions.loadBoard()
+      let calibration = try boardOptions.loadCalibration(for: board)
+      let frontEnd = try FrontEndFactory.make(
+        board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
+      Terminal.stopOnSignals()
+      try ReportRun(board: board, calibration: calibration, frames: length.frames, idle: idle)
+        .run(frontEnd)
+    }
+  }
+}
+
+/// Runs a scan loop to its end and writes the reports to standard output.
+struct ReportRun {
+  let board: Board
+  let calibration: CalibrationRecord
+  let frames: Int?
+  let idle: Bool
+
+  func run<F: FrontEnd>(_ frontEnd: F) throws {
+    var source = frontEnd
+    try source.start()
+    var loop = ScanLoop(source: source, board: board, calibration: calibration)
+    let encoder = NDJSONEncoder(interaction: board.interaction)
+    let buffer = ByteBuffer(capacity: 64 * 1024)
+    var out = OutputChannel(fd: 1)
+    let limit = frames.map { UInt64($0) } ?? UInt64.max
+    while loop.frames < limit, !Terminal.shouldStop, !out.closed {
+      guard try loop.step() else { break }
+      if idle || !loop.report.isEmpty {
+        encoder.encode(loop.report, into: buffer)
+        try out.flush(buffer)
+      }
+    }
+  }
+}

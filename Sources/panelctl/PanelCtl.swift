@@ -1,0 +1,29 @@
+import ArgumentParser
+import PanelFirmware
+
+/// `panelctl`: bring a force panel up, calibrate it, stream it.
+struct PanelCtl: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "panelctl",
+    abstract: "Force-sensing touch panel: stream, record, replay.",
+    discussion: """
+      Exit status: 0 success, 1 error (bad input, device or file), \
+      2 a check failed (calibration), 64 usage.
+      """,
+    version: "0.1.0",
+    subcommands: [Stream.self, Record.self, Replay.self, Sim.self]
+  )
+}
+
+@main
+enum Main {
+  static func main() {
+    Terminal.ignoreBrokenPipe()
+    do {
+      var command = try PanelCtl.parseAsRoot()
+      try command.run()
+    } catch {
+      Failure.exit(error)
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import PanelFirmware
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Set by SIGINT/SIGTERM; long-running commands check it between frames and
+/// finish cleanly (flush, rename, close).
+let stopRequested = Atomic<Bool>(false)
+
+enum Terminal {
+  /// Writes to standard error, unbuffered.
+  static func writeError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let n = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        offset += n
+      }
+    }
+  }
+
+  /// A broken pipe ends the command quietly instead of killing it.
+  static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
+
+  /// SIGINT and SIGTERM request a clean stop instead of killing the process.
+  static func stopOnSignals() {
+    let handler: @convention(c) (Int32) -> Void = { _ in stopRequested.store(true, ordering: .relaxed) }
+    signal(SIGINT, handler)
+    signal(SIGTERM, handler)
+  }
+
+  static var shouldStop: Bool { stopRequested.load(ordering: .relaxed) }
+
+  /// Whether standard error is a terminal (progress is shown only then).
+  static var errorIsTerminal: Bool { isatty(2) != 0 }
+}
+
+/// Writes report bytes to a file descriptor.
+struct OutputChannel {
+  let fd: Int32
+  /// Set when the reader went away (EPIPE): stop producing.
+  private(set) var closed = false
+
+  init(fd: Int32) { self.fd = fd }
+
+  /// Writes all of `buffer` and empties it.
+  mutating func flush(_ buffer: ByteBuffer) throws(CommandFailure) {
+    let bytes = buffer.bytes
+    var offset = 0
+    while offset < bytes.count && !closed {
+      let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      if n < 0 {
+        let e = errno
+        if e == EINTR { continue }
+        if e == EPIPE {
+          closed = true
+          break
+        }
+        throw CommandFailure(message: "writing the output failed (errno \(e))", status: .error)
+      }
+      offset += n
+    }
+    buffer.removeAll()
+  }
+}

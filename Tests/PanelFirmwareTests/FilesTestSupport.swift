@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import PanelFirmware
+
+/// Helpers shared by the file tests.
+enum FilesTestSupport {
+  /// A fresh empty directory under the system temp directory.
+  static func makeTemporaryDirectory() throws -> String {
+    let base = FileManager.default.temporaryDirectory.path
+    let path = base + "/panel-files-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+
+  /// The error description `body` throws, or nil when it succeeds.
+  static func failure(_ body: () throws -> Void) -> String? {
+    do {
+      try body()
+      return nil
+    } catch let error as FileError {
+      return error.description
+    } catch {
+      return "not a FileError: \(error)"
+    }
+  }
+
+  /// The names in `directory`, sorted.
+  static func contents(of directory: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+  }
+
+  static func text(at path: String) throws -> String {
+    try String(contentsOfFile: path, encoding: .utf8)
+  }
+}

@@ -1,0 +1,58 @@
+import ForceCore
+import Testing
+
+@testable import PanelFirmware
+
+/// Paths in the repository, for tests that use its board files.
+enum Repo {
+  static let root: String = {
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)  // Tests/PanelFirmwareTests/Support.swift
+    return parts.joined(separator: "/")
+  }()
+
+  static func path(_ relative: String) -> String { root + "/" + relative }
+
+  static func board(_ name: String) throws -> Board {
+    try Board.load(path: path("boards/\(name).toml"))
+  }
+}
+
+/// A simulated board run through the whole scan loop, collecting reports.
+struct SimRun {
+  var touches: [(frame: UInt64, t_us: Int64, touch: TrackedTouch, stage: Stage)] = []
+  var events: [(frame: UInt64, event: TouchEvent)] = []
+  var health = CoreHealth()
+  var frames: UInt64 = 0
+
+  /// Runs `scenario` on `board` (its own simulation parameters, adjusted by
+  /// `tweak`) with `calibration` (default: the panel's true one).
+  init(
+    board: Board, scenario: Scenario, calibration: CalibrationRecord? = nil,
+    tweak: (inout SimulationParameters) -> Void = { _ in }
+  ) throws {
+    var parameters = try FrontEndFactory.simulationParameters(board)
+    tweak(&parameters)
+    let panel = SimulatedPanel(board: board, parameters: parameters, scenario: scenario, speed: 0)
+    let cal = calibration ?? panel.trueCalibration(created: "test")
+    var loop = ScanLoop(source: panel, board: board, calibration: cal)
+    while try loop.step() {
+      let r = loop.report
+      for i in 0..<r.touchCount {
+        touches.append((r.frame, r.time.rawValue, r.touch(i).touch, r.touch(i).stage))
+      }
+      for i in 0..<r.eventCount { events.append((r.frame, r.event(i))) }
+    }
+    health = loop.pipeline.health
+    frames = loop.frames
+  }
+
+  /// Distinct touch ids, in order of appearance.
+  var ids: [UInt32] {
+    var seen: [UInt32] = []
+    for t in touches where !seen.contains(t.touch.id) { seen.append(t.touch.id) }
+    return seen
+  }
+
+  func phases(of id: UInt32) -> [TouchPhase] { touches.filter { $0.touch.id == id }.map(\.touch.phase) }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Everything CI checks: installs what is missing, builds, runs every test
+# (swift test), and proves ForceCore allocation-free by compiling it as
+# Embedded Swift with -no-allocations.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+build_deps
+
+echo "== build" >&2
+swift build --build-tests
+
+echo "== swift test" >&2
+swift test --skip-build
+
+echo "== Embedded Swift, -no-allocations: ForceCore" >&2
+bash scripts/embedded-check.sh
+echo "== all checks passed" >&2
