@@ -6,8 +6,9 @@ import PackageDescription
 let package = Package(
   name: "ForcePanelBenchmarks",
   platforms: [.macOS(.v15)],
+  products: [.library(name: "DoubleReference", targets: ["DoubleReference"])],
   dependencies: [
-    .package(path: ".."),
+    .package(path: "ForcePanel"),  // a link to the repository root, so the identity is fixed
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
   ],
   targets: [

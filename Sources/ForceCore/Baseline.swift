@@ -56,9 +56,9 @@ extension Baseline {
     if force.rawValue < -rules.reseedLevel {
       // Far below the baseline: only a sustained run re-seeds it; a sample
       // that slipped past the spike filter must not drag it down.
-      negativeRun += 1
+      negativeRun &+= 1
       if negativeRun >= rules.reseedFrames {
-        level.rawValue += delta.rawValue
+        level.rawValue &+= delta.rawValue
         negativeRun = 0
         return true
       }
@@ -66,11 +66,9 @@ extension Baseline {
     }
     negativeRun = 0
     guard drift else { return false }
-    if force.rawValue < 0 {
-      level.rawValue += delta.rawValue >> Int64(rules.downShift)
-    } else {
-      level.rawValue += delta.rawValue >> Int64(rules.upShift)
-    }
+    // Deltas are bounded by the 24-bit counts (Q16): no overflow.
+    let shift = force.rawValue < 0 ? rules.downShift : rules.upShift
+    level.rawValue &+= delta.rawValue >> Int64(shift)
     return false
   }
 

@@ -14,10 +14,13 @@
 public struct CellCalibration: Sendable {
   /// Factory zero in counts, Q47.16 (the raw output with no load).
   public var offset: Counts_Q16
-  /// Millinewtons per count at the reference temperature, Q15.48.
-  public var scale_Q48: Int64
+  /// Millinewtons per count at the reference temperature, Q23.40.
+  public var scale_Q40: Int64
   /// Quadratic linearity coefficient per millinewton, Q3.60.
   public var linearity_Q60: Int64
+  /// |F1| in mN Q20 below which the quadratic term is skipped (it is then
+  /// under 1/8 LSB of the result): the common case of an untouched cell.
+  public var linearSkip_Q20: Int64
   /// Zero drift in counts per degC, Q31.32.
   public var tcZero_Q32: Int64
   /// Relative sensitivity change per degC, Q33.30.
@@ -38,7 +41,10 @@ public struct CellCalibration: Sendable {
   ) {
     self.offset = Counts_Q16(counts: offset)
     let g = gain == 0 ? 1 : gain
-    self.scale_Q48 = CellCalibration.fixed(1000 / g, 48)
+    self.scale_Q40 = CellCalibration.fixed(1000 / g, 40)
+    // Below this |F1| the quadratic term is under 1/8 LSB: skip it.
+    let q = abs(linearity / 1000)  // per mN
+    self.linearSkip_Q20 = q == 0 ? Int64.max : CellCalibration.fixed((0.125 / 1024 / q).squareRoot(), 20)
     self.linearity_Q60 = CellCalibration.fixed(linearity / 1000, 60)
     self.tcZero_Q32 = CellCalibration.fixed(tcZero, 32)
     self.tcSpan_Q30 = CellCalibration.fixed(tcSpan, 30)
@@ -57,7 +63,7 @@ public struct CellCalibration: Sendable {
   }
 
   /// The stored parameters as `Double`s (for reference arithmetic and files).
-  public var gain: Double { 1000 / (Double(scale_Q48) / 281_474_976_710_656.0) }
+  public var gain: Double { 1000 / (Double(scale_Q40) / 1_099_511_627_776.0) }
   public var linearity: Double { Double(linearity_Q60) / 1_152_921_504_606_846_976.0 * 1000 }
   public var tcZero: Double { Double(tcZero_Q32) / 4_294_967_296.0 }
   public var tcSpan: Double { Double(tcSpan_Q30) / 1_073_741_824.0 }
@@ -68,12 +74,12 @@ public struct CellCalibration: Sendable {
 public struct CellTemperatureState: Sendable {
   /// Counts added to the baseline at this temperature, Q47.16.
   public var zeroShift: Counts_Q16
-  /// Millinewtons per count at this temperature, Q15.48.
-  public var scale_Q48: Int64
+  /// Millinewtons per count at this temperature, Q23.40.
+  public var scale_Q40: Int64
 
-  public init(zeroShift: Counts_Q16 = Counts_Q16(rawValue: 0), scale_Q48: Int64 = 0) {
+  public init(zeroShift: Counts_Q16 = Counts_Q16(rawValue: 0), scale_Q40: Int64 = 0) {
     self.zeroShift = zeroShift
-    self.scale_Q48 = scale_Q48
+    self.scale_Q40 = scale_Q40
   }
 }
 
@@ -88,8 +94,8 @@ extension CellCalibration {
     let factor = Saturating.add(1 << 38, Saturating.multiply(tcSpan_Q30, dT))
     // A nonsensical coefficient (sensitivity gone or reversed): keep the
     // reference scale.
-    let scale = factor <= 0 ? scale_Q48 : Saturating.shiftDivide(scale_Q48, 38, factor)
-    return CellTemperatureState(zeroShift: Counts_Q16(rawValue: shift), scale_Q48: scale)
+    let scale = factor <= 0 ? scale_Q40 : Saturating.shiftDivide(scale_Q40, 38, factor)
+    return CellTemperatureState(zeroShift: Counts_Q16(rawValue: shift), scale_Q40: scale)
   }
 
   /// Calibrated force for a delta from the baseline, Q21.10 mN, saturated.
@@ -97,15 +103,15 @@ extension CellCalibration {
   /// the result is rounded once.
   @inline(__always)
   public func force(delta: Counts_Q16, at state: CellTemperatureState) -> Force_mN {
-    // counts Q16 * mN/count Q48 >> 44 = mN Q20
-    let f1 = Saturating.multiplyShift(delta.rawValue, state.scale_Q48, 44)
-    if linearity_Q60 == 0 {
-      return Force_mN(rawValue: Saturating.int32(Saturating.multiplyShift(f1, 1, 10)))
+    // counts Q16 * mN/count Q40 >> 36 = mN Q20
+    let f1 = Saturating.multiplyShift(delta.rawValue, state.scale_Q40, 36)
+    if f1 < linearSkip_Q20 && f1 > -linearSkip_Q20 {
+      return Force_mN(rawValue: Saturating.int32(Saturating.roundingShift(f1, 10)))
     }
     // mN Q20 * 1/mN Q60 >> 40 = dimensionless Q40
     let k = Saturating.multiplyShift(f1, linearity_Q60, 40)
     let correction = Saturating.multiplyShift(f1, k, 40)
     let f = Saturating.add(f1, correction)
-    return Force_mN(rawValue: Saturating.int32(Saturating.multiplyShift(f, 1, 10)))
+    return Force_mN(rawValue: Saturating.int32(Saturating.roundingShift(f, 10)))
   }
 }

@@ -9,8 +9,6 @@ public struct CellFilter: Sendable {
   var older: Int32 = 0
   var old: Int32 = 0
   var primed = false
-  /// |raw - previous raw| of the last sample, Q47.16.
-  var step: Int64 = 0
   /// Mean |first difference| in counts, Q47.16.
   var meanAbsDifference: Int64 = 0
 
@@ -24,7 +22,6 @@ public struct CellFilter: Sendable {
       old = raw
       primed = true
     }
-    step = (Int64(raw) - Int64(old)).magnitude.asInt64 << 16
     let value: Int32
     if medianOfThree {
       let a = older
@@ -36,9 +33,10 @@ public struct CellFilter: Sendable {
     }
     older = old
     old = raw
-    let jump = Int64(raw) - Int64(value)
-    let limit = ((8 * meanAbsDifference) >> 16) + 16
-    return (value, jump > limit || -jump > limit)
+    // Counts are 24-bit and the estimate is bounded by them: no overflow.
+    let jump = Int64(raw) &- Int64(value)
+    let limit = ((meanAbsDifference &* 8) >> 16) &+ 16
+    return (value, jump > limit || jump < -limit)
   }
 
   /// Adds the last sample's step to the noise estimate (call only while
@@ -46,17 +44,16 @@ public struct CellFilter: Sendable {
   /// the edge of a press does not inflate it.
   @inline(__always)
   public mutating func observeNoise() {
-    let ceiling = meanAbsDifference * 8 + (64 << 16)
+    // The last step of the raw samples (`old` is the latest, `older` the one before).
+    var step = (Int64(old) &- Int64(older)) << 16
+    if step < 0 { step = 0 &- step }
+    let ceiling = (meanAbsDifference &* 8) &+ (64 << 16)
     let difference = step > ceiling ? ceiling : step
-    meanAbsDifference += (difference - meanAbsDifference) >> 6
+    meanAbsDifference &+= (difference &- meanAbsDifference) >> 6
   }
 
   /// Estimated noise (one standard deviation) in counts, Q47.16.
   public var noise: Counts_Q16 {
     Counts_Q16(rawValue: (meanAbsDifference * 3629) >> 12)  // x 0.886
   }
-}
-
-extension UInt64 {
-  @inline(__always) var asInt64: Int64 { self > UInt64(Int64.max) ? Int64.max : Int64(self) }
 }

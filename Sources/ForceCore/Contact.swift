@@ -22,6 +22,8 @@ public struct Contact: Sendable, Equatable {
 /// The contacts of one frame, strongest first; at most `Capacity.contacts`.
 public struct ContactList: Sendable {
   public private(set) var count: Int = 0
+  /// The largest contact force in the list (zero when empty).
+  public private(set) var strongest = Force_mN.zero
   var storage: InlineArray<16, Contact> = InlineArray(repeating: .none)
 
   public init() {}
@@ -33,22 +35,31 @@ public struct ContactList: Sendable {
   public var isEmpty: Bool { count == 0 }
 
   @inline(__always)
-  public mutating func removeAll() { count = 0 }
-
-  /// Appends `contact`; returns false when full.
-  @discardableResult
-  @inline(__always)
-  public mutating func append(_ contact: Contact) -> Bool {
-    guard count < Capacity.contacts else { return false }
-    storage[count] = contact
-    count += 1
-    return true
+  public mutating func removeAll() {
+    count = 0
+    strongest = .zero
   }
 
-  /// Largest contact force in the list (zero when empty).
-  public var strongest: Force_mN {
-    var best = Force_mN.zero
-    for i in 0..<count where storage[i].force > best { best = storage[i].force }
-    return best
+  /// Inserts `contact` in force order, keeping at most `limit` contacts
+  /// (the weakest drops out). Returns false when it did not fit.
+  @discardableResult
+  public mutating func insert(_ contact: Contact, limit: Int = Capacity.contacts) -> Bool {
+    let limit = min(limit, Capacity.contacts)
+    var i: Int
+    if count < limit {
+      i = count
+      count += 1
+    } else if count > 0 && storage[count - 1].force < contact.force {
+      i = count - 1
+    } else {
+      return false
+    }
+    while i > 0 && storage[i - 1].force < contact.force {
+      storage[i] = storage[i - 1]
+      i -= 1
+    }
+    storage[i] = contact
+    strongest = storage[0].force
+    return true
   }
 }

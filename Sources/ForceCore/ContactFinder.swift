@@ -11,7 +11,17 @@
 ///   its force, and their noise averages out); the position is interpolated
 ///   around the peak.
 public struct ContactFinder: Sendable {
-  public let geometry: PanelGeometry
+  // The geometry, unpacked: reading a large struct's fields in the frame
+  // path can copy the whole struct.
+  var cellX: CellArray<Length_um>
+  var cellY: CellArray<Length_um>
+  let cellCount: Int
+  let width: Int64
+  let height: Int64
+  /// Grid shape; `columns == 0` for a plate on supports.
+  let columns: Int
+  let rows: Int
+  let pitch: Int64
   let release: Int32
   let floor: Int32
   let mergeSaddle_Q8: Int32
@@ -22,9 +32,25 @@ public struct ContactFinder: Sendable {
   var peakCount = 0
   var sums: InlineArray<16, Int64> = InlineArray(repeating: 0)
   var cells: InlineArray<16, Int16> = InlineArray(repeating: 0)
+  var peakColumn: InlineArray<16, Int16> = InlineArray(repeating: 0)
+  var peakRow: InlineArray<16, Int16> = InlineArray(repeating: 0)
 
   public init(geometry: PanelGeometry, configuration c: CoreConfiguration) {
-    self.geometry = geometry
+    cellX = geometry.cellX
+    cellY = geometry.cellY
+    cellCount = geometry.cellCount
+    width = Int64(geometry.width.rawValue)
+    height = Int64(geometry.height.rawValue)
+    switch geometry.layout {
+    case .supports:
+      columns = 0
+      rows = 0
+      pitch = 0
+    case .grid(let c, let r, let p):
+      columns = c
+      rows = r
+      pitch = Int64(p.rawValue)
+    }
     self.release = c.touchOff.rawValue
     self.floor = max(c.cellFloor.rawValue, 1)
     self.mergeSaddle_Q8 = c.mergeSaddle_Q8
@@ -32,115 +58,126 @@ public struct ContactFinder: Sendable {
     self.maxContacts = max(0, min(c.maxContacts, Capacity.contacts))
   }
 
-  /// Replaces `contacts` with the contacts of `image`.
-  public mutating func find(_ image: borrowing CellArray<Force_mN>, into contacts: inout ContactList) {
+  /// Replaces `contacts` with the contacts of `image` (which is not
+  /// modified: `inout` only so the large array is accessed in place; a
+  /// borrowed `InlineArray` is copied on element access).
+  public mutating func find(_ image: inout CellArray<Force_mN>, into contacts: inout ContactList) {
     contacts.removeAll()
     guard maxContacts > 0 else { return }
-    switch geometry.layout {
-    case .supports:
-      findCentreOfPressure(image, into: &contacts)
-    case .grid(let columns, let rows, let pitch):
-      findPeaks(image, columns: columns, rows: rows, pitch: pitch, into: &contacts)
+    if columns == 0 {
+      findCentreOfPressure(&image, into: &contacts)
+    } else {
+      findPeaks(&image, into: &contacts)
     }
+  }
+
+  /// `x`, `y` clamped onto the panel.
+  @inline(__always)
+  func clamp(_ x: Int64, _ y: Int64) -> (x: Length_um, y: Length_um) {
+    let cx = x < 0 ? 0 : (x > width ? width : x)
+    let cy = y < 0 ? 0 : (y > height ? height : y)
+    return (Length_um(rawValue: Int32(truncatingIfNeeded: cx)), Length_um(rawValue: Int32(truncatingIfNeeded: cy)))
   }
 
   // MARK: Supports
 
-  mutating func findCentreOfPressure(_ image: borrowing CellArray<Force_mN>, into contacts: inout ContactList) {
+  mutating func findCentreOfPressure(_ image: inout CellArray<Force_mN>, into contacts: inout ContactList) {
     var total: Int64 = 0
     var mx: Int64 = 0
     var my: Int64 = 0
     var peak = 0
     var peakForce = Int32.min
-    for k in 0..<geometry.cellCount {
+    for k in 0..<min(cellCount, Capacity.cells) {
       let f = image[k].rawValue
       total += Int64(f)
-      mx = Saturating.add(mx, Int64(f) * Int64(geometry.cellX[k].rawValue))
-      my = Saturating.add(my, Int64(f) * Int64(geometry.cellY[k].rawValue))
+      mx = Saturating.add(mx, Int64(f) * Int64(cellX[k].rawValue))
+      my = Saturating.add(my, Int64(f) * Int64(cellY[k].rawValue))
       if f > peakForce {
         peakForce = f
         peak = k
       }
     }
     guard total >= Int64(release), total > 0 else { return }
-    let p = geometry.clamp(x: mx / total, y: my / total)
-    contacts.append(
+    let p = clamp(mx / total, my / total)
+    contacts.insert(
       Contact(
         x: p.x, y: p.y, force: Force_mN(rawValue: Saturating.int32(total)),
-        peakCell: Int16(peak), cellCount: Int16(geometry.cellCount)))
+        peakCell: Int16(peak), cellCount: Int16(cellCount)))
   }
 
   // MARK: Grid
 
-  mutating func findPeaks(
-    _ image: borrowing CellArray<Force_mN>, columns: Int, rows: Int, pitch: Length_um,
-    into contacts: inout ContactList
-  ) {
-    let n = geometry.cellCount
+  mutating func findPeaks(_ image: inout CellArray<Force_mN>, into contacts: inout ContactList) {
     peakCount = 0
     // 1. Local maxima (ties go to the lower index), strongest 16 kept.
-    for k in 0..<n {
-      let f = image[k].rawValue
-      if f < floor { continue }
-      let col = k % columns
-      let row = k / columns
-      var isPeak = true
-      neighbours: for dy in -1...1 {
-        let r = row + dy
-        if r < 0 || r >= rows { continue }
-        for dx in -1...1 {
-          let c = col + dx
-          if (dx == 0 && dy == 0) || c < 0 || c >= columns { continue }
-          let j = r * columns + c
-          let g = image[j].rawValue
-          if g > f || (g == f && j < k) {
-            isPeak = false
-            break neighbours
+    for row in 0..<rows {
+      for col in 0..<columns {
+        let k = row * columns + col
+        let f = image[k].rawValue
+        if f < floor { continue }
+        var isPeak = true
+        neighbours: for dy in -1...1 {
+          let r = row + dy
+          if r < 0 || r >= rows { continue }
+          for dx in -1...1 {
+            let c = col + dx
+            if (dx == 0 && dy == 0) || c < 0 || c >= columns { continue }
+            let j = r * columns + c
+            let g = image[j].rawValue
+            if g > f || (g == f && j < k) {
+              isPeak = false
+              break neighbours
+            }
           }
         }
+        if isPeak { insertPeak(Int16(k), &image) }
       }
-      if isPeak { insertPeak(Int16(k), image) }
     }
     // 2. Merge peaks joined by a high saddle.
-    mergePeaks(image, columns: columns)
+    mergePeaks(&image)
     guard peakCount > 0 else { return }
     // 3. Every cell feeds its nearest peak (the stronger one on a tie).
     for p in 0..<peakCount {
       sums[p] = 0
       cells[p] = 0
+      peakColumn[p] = Int16(Int(peaks[p]) % columns)
+      peakRow[p] = Int16(Int(peaks[p]) / columns)
     }
-    for k in 0..<n {
-      let col = k % columns
-      let row = k / columns
-      var best = 0
-      var bestDistance = Int.max
-      for p in 0..<peakCount {
-        let pk = Int(peaks[p])
-        let dc = pk % columns - col
-        let dr = pk / columns - row
-        let d = dc * dc + dr * dr
-        if d < bestDistance {
-          bestDistance = d
-          best = p
+    for row in 0..<rows {
+      for col in 0..<columns {
+        let k = row * columns + col
+        var best = 0
+        if peakCount > 1 {
+          var bestDistance = Int.max
+          for p in 0..<peakCount {
+            let dc = Int(peakColumn[p]) - col
+            let dr = Int(peakRow[p]) - row
+            let d = dc * dc + dr * dr
+            if d < bestDistance {
+              bestDistance = d
+              best = p
+            }
+          }
         }
+        let f = image[k].rawValue
+        sums[best] += Int64(f)
+        if f >= floor { cells[best] += 1 }
       }
-      sums[best] += Int64(image[k].rawValue)
-      if image[k].rawValue >= floor { cells[best] += 1 }
     }
     // 4. Contacts above the release threshold, strongest first.
     for p in 0..<peakCount {
       if sums[p] < Int64(release) { continue }
       let k = Int(peaks[p])
-      let position = interpolate(image, peak: k, columns: columns, rows: rows, pitch: pitch)
+      let position = interpolate(&image, peak: k)
       let contact = Contact(
         x: position.x, y: position.y, force: Force_mN(rawValue: Saturating.int32(sums[p])),
         peakCell: Int16(k), cellCount: cells[p])
-      insertContact(contact, into: &contacts)
+      contacts.insert(contact, limit: maxContacts)
     }
   }
 
   /// Inserts a peak keeping `peaks` sorted by force, strongest first.
-  mutating func insertPeak(_ k: Int16, _ image: borrowing CellArray<Force_mN>) {
+  mutating func insertPeak(_ k: Int16, _ image: inout CellArray<Force_mN>) {
     let f = image[Int(k)].rawValue
     var i = peakCount
     if i == 16 {
@@ -157,12 +194,12 @@ public struct ContactFinder: Sendable {
     peaks[i] = k
   }
 
-  mutating func mergePeaks(_ image: borrowing CellArray<Force_mN>, columns: Int) {
+  mutating func mergePeaks(_ image: inout CellArray<Force_mN>) {
     var i = 0
     while i < peakCount {
       var j = i + 1
       while j < peakCount {
-        if saddleJoins(Int(peaks[i]), Int(peaks[j]), image, columns: columns) {
+        if saddleJoins(Int(peaks[i]), Int(peaks[j]), &image) {
           // peaks[j] is the weaker one (sorted): drop it.
           for m in j..<(peakCount - 1) { peaks[m] = peaks[m + 1] }
           peakCount -= 1
@@ -176,7 +213,7 @@ public struct ContactFinder: Sendable {
 
   /// Whether the cells between two peaks (at most two cells apart on each
   /// axis) stay above `mergeSaddle` of the weaker peak.
-  func saddleJoins(_ a: Int, _ b: Int, _ image: borrowing CellArray<Force_mN>, columns: Int) -> Bool {
+  mutating func saddleJoins(_ a: Int, _ b: Int, _ image: inout CellArray<Force_mN>) -> Bool {
     let ac = a % columns
     let ar = a / columns
     let bc = b % columns
@@ -198,33 +235,14 @@ public struct ContactFinder: Sendable {
     return Int64(saddle) * 256 >= Int64(weaker) * Int64(mergeSaddle_Q8)
   }
 
-  func insertContact(_ contact: Contact, into contacts: inout ContactList) {
-    if contacts.count < maxContacts {
-      contacts.append(contact)
-    } else if contacts[contacts.count - 1].force < contact.force {
-      contacts.storage[contacts.count - 1] = contact
-    } else {
-      return
-    }
-    var i = contacts.count - 1
-    while i > 0 && contacts.storage[i - 1].force < contacts.storage[i].force {
-      let t = contacts.storage[i - 1]
-      contacts.storage[i - 1] = contacts.storage[i]
-      contacts.storage[i] = t
-      i -= 1
-    }
-  }
-
   // MARK: Interpolation
 
-  func interpolate(
-    _ image: borrowing CellArray<Force_mN>, peak k: Int, columns: Int, rows: Int, pitch: Length_um
-  ) -> (x: Length_um, y: Length_um) {
+  mutating func interpolate(_ image: inout CellArray<Force_mN>, peak k: Int) -> (x: Length_um, y: Length_um) {
     let col = k % columns
     let row = k / columns
-    var x = Int64(geometry.cellX[k].rawValue)
-    var y = Int64(geometry.cellY[k].rawValue)
-    let p = Int64(pitch.rawValue)
+    let p = pitch
+    var x = (Int64(2 * col + 1) * p) / 2
+    var y = (Int64(2 * row + 1) * p) / 2
     if interpolation == .centroid {
       var sw: Int64 = 0
       var sx: Int64 = 0
@@ -255,7 +273,7 @@ public struct ContactFinder: Sendable {
       x += (offset(v0, left, right) * p) >> 16
       y += (offset(v0, up, down) * p) >> 16
     }
-    return geometry.clamp(x: x, y: y)
+    return clamp(x, y)
   }
 
   /// Sub-cell offset of the peak toward `plus`, in cells, Q16, within +-0.5.
@@ -290,20 +308,23 @@ public struct ContactFinder: Sendable {
 
 /// Integer mathematics the core needs beyond the standard library.
 public enum FixedMath {
-  /// log2(value) in Q16 for a positive integer, exact to the last bit.
+  /// log2(value) in Q16 for a positive integer, within 1 LSB: the
+  /// exponent from the leading zeros, the mantissa's log2(1 + x) from a
+  /// degree-6 polynomial (least squares on [0, 1), error 4.4e-6).
   public static func log2_Q16(_ value: Int64) -> Int64 {
     guard value > 0 else { return Int64.min / 2 }
     let msb = 63 - value.leadingZeroBitCount
-    // Mantissa in [1, 2), Q30.
-    var x: UInt64 = msb >= 30 ? UInt64(value) >> UInt64(msb - 30) : UInt64(value) << UInt64(30 - msb)
-    var result = Int64(msb) << 16
-    for bit in stride(from: 15, through: 0, by: -1) {
-      x = (x * x) >> 30
-      if x >= (2 << 30) {
-        x >>= 1
-        result |= Int64(1) << Int64(bit)
-      }
-    }
-    return result
+    // x = mantissa - 1 in [0, 1), Q30.
+    let x: Int64 =
+      (msb >= 30 ? value >> Int64(msb - 30) : value << Int64(30 - msb)) - (1 << 30)
+    // Horner in Q30.
+    var t: Int64 = -27_988_478  // -0.026066301
+    t = 130_904_310 + ((x * t) >> 30)  // 0.121914139
+    t = -297_818_455 + ((x * t) >> 30)  // -0.277365050
+    t = 490_586_384 + ((x * t) >> 30)  // 0.456894174
+    t = -770_837_517 + ((x * t) >> 30)  // -0.717898381
+    t = 1_548_890_871 + ((x * t) >> 30)  // 1.442517034
+    let fraction = (x * t) >> 30  // log2(1 + x), Q30
+    return (Int64(msb) << 16) + ((fraction + (1 << 13)) >> 14)
   }
 }

@@ -37,39 +37,47 @@ public enum Saturating {
     return (a < 0) == (b < 0) ? Int64.max : Int64.min
   }
 
-  /// `(a * b) >> shift`, rounded to nearest (ties away from zero), computed
-  /// on the full 128-bit product and clamped to `Int64`. `shift` is 1...126.
+  /// `(a * b) >> shift`, rounded to nearest (ties toward +infinity),
+  /// computed on the full 128-bit product and clamped to `Int64`.
+  /// `shift` is 1...126.
   @inline(__always)
   public static func multiplyShift(_ a: Int64, _ b: Int64, _ shift: Int) -> Int64 {
+    // Fast path: the product fits 64 bits (small deltas, untouched cells).
+    let (narrow, overflow) = a.multipliedReportingOverflow(by: b)
+    if !overflow && shift <= 62 { return roundingShift(narrow, shift) }
     let product = a.multipliedFullWidth(by: b)
-    let negative = product.high < 0
-    // Magnitude of the 128-bit product as (high, low).
-    var high = UInt64(bitPattern: product.high)
+    var high = product.high
     var low = product.low
-    if negative {
-      low = ~low &+ 1
-      high = ~high &+ (low == 0 ? 1 : 0)
-    }
-    // Add half an LSB of the result, then shift right.
-    let half = UInt64(1) << UInt64((shift - 1) & 63)
-    if shift - 1 < 64 {
-      let (l, carry) = low.addingReportingOverflow(half)
+    // Add half an LSB of the result to the 128-bit product.
+    if shift <= 64 {
+      let (l, carry) = low.addingReportingOverflow(UInt64(1) << UInt64(shift - 1))
       low = l
       high = high &+ (carry ? 1 : 0)
     } else {
-      high = high &+ half
+      high = high &+ (Int64(1) << Int64(shift - 65))
     }
-    let magnitude: UInt64
+    // Arithmetic shift of (high, low) right by `shift`.
+    let result: Int64
+    let above: Int64  // the bits above the result: all copies of its sign when it fits
     if shift < 64 {
-      if high >> UInt64(shift) != 0 { return negative ? Int64.min : Int64.max }
-      magnitude = (high << UInt64(64 - shift)) | (low >> UInt64(shift))
+      result = (high << Int64(64 - shift)) | Int64(bitPattern: low >> UInt64(shift))
+      above = high >> Int64(shift - 1)
+    } else if shift == 64 {
+      result = high
+      above = high >> 63
     } else {
-      magnitude = high >> UInt64(shift - 64)
+      result = high >> Int64(shift - 64)
+      above = high >> 63
     }
-    if negative {
-      return magnitude > UInt64(Int64.max) ? Int64.min : -Int64(magnitude)
-    }
-    return magnitude > UInt64(Int64.max) ? Int64.max : Int64(magnitude)
+    if above != (result >> 63) { return high < 0 ? Int64.min : Int64.max }
+    return result
+  }
+
+  /// `value >> shift` rounded to nearest (ties toward +infinity), without
+  /// overflow. `shift` is 1...62.
+  @inline(__always)
+  public static func roundingShift(_ value: Int64, _ shift: Int) -> Int64 {
+    (value >> Int64(shift)) + ((value >> Int64(shift - 1)) & 1)
   }
 
   /// `(a << shift) / b`, truncated toward zero, on a 128-bit dividend,

@@ -103,8 +103,10 @@ public struct ForcePipeline: Sendable {
     return f.rawValue < 0 ? Force_mN(rawValue: f.rawValue == Int32.min ? Int32.max : -f.rawValue) : f
   }
 
-  /// Runs one frame through the core.
-  public mutating func process(_ frame: borrowing RawFrame) {
+  /// Runs one frame through the core. `frame` is not modified: it is
+  /// `inout` only so its counts are read in place (a borrowed
+  /// `InlineArray` is copied on element access).
+  public mutating func process(_ frame: inout RawFrame) {
     loadAbsorbed = false
     health.frames &+= 1
     guard frame.valid else {
@@ -117,30 +119,35 @@ public struct ForcePipeline: Sendable {
       let t = frame.temperature
       if !temperatureKnown || t != temperature { retune(for: t) }
     }
-    let n = geometry.cellCount
+    // Clamped to the capacity so the compiler can drop bounds checks.
+    let n = min(geometry.cellCount, Capacity.cells)
     let spikeFilter = configuration.spikeFilter
+    let seeding = !isSeeded
+    var spikes: UInt32 = 0
+    var saturated: UInt32 = 0
     for k in 0..<n {
       var raw = frame.counts[k]
       if raw >= RawCounts.max || raw <= RawCounts.min {
         raw = RawCounts.clamp(raw)
-        health.saturatedSamples &+= 1
+        saturated &+= 1
       }
       let (value, spike) = filters[k].filter(raw, medianOfThree: spikeFilter)
-      if spike { health.spikes &+= 1 }
+      spikes &+= spike ? 1 : 0
       filtered[k] = value
-    }
-    guard isSeeded else {
-      seed()
-      return
-    }
-    for k in 0..<n {
-      let delta = (Int64(filtered[k]) << 16) - baselines[k].level.rawValue
-        - thermal[k].zeroShift.rawValue
+      if seeding { continue }
+      // 24-bit counts in Q16 minus bounded baselines: no overflow.
+      let delta = (Int64(value) << 16) &- baselines[k].level.rawValue &- thermal[k].zeroShift.rawValue
       deltas[k] = delta
       image[k] = calibration[k].force(delta: Counts_Q16(rawValue: delta), at: thermal[k])
     }
+    health.spikes &+= spikes
+    health.saturatedSamples &+= saturated
+    if seeding {
+      seed()
+      return
+    }
     outcome = .measured
-    finder.find(image, into: &contacts)
+    finder.find(&image, into: &contacts)
     let touched = gate.update(strongest: contacts.strongest)
     if touched && maxOnFrames > 0 && gate.onFrames > maxOnFrames {
       absorbLoad()
@@ -154,18 +161,19 @@ public struct ForcePipeline: Sendable {
     } else if hold > 0 {
       hold -= 1
     }
-    for k in 0..<n {
-      if frozen {
-        baselines[k].freeze()
-        continue
-      }
-      filters[k].observeNoise()
-      if baselines[k].track(
-        delta: Counts_Q16(rawValue: deltas[k]), force: image[k], drift: hold == 0, rules: rules)
-      {
-        health.reseeds &+= 1
-      }
+    if frozen {
+      for k in 0..<n { baselines[k].freeze() }
+      return
     }
+    let drift = hold == 0
+    var reseeds: UInt32 = 0
+    for k in 0..<n {
+      filters[k].observeNoise()
+      let reseeded = baselines[k].track(
+        delta: Counts_Q16(rawValue: deltas[k]), force: image[k], drift: drift, rules: rules)
+      reseeds &+= reseeded ? 1 : 0
+    }
+    health.reseeds &+= reseeds
   }
 
   /// Averages the first frames into the baselines.

@@ -10,7 +10,7 @@ import Testing
     _ cal: CellCalibration, raw: Int32, baseline: Counts_Q16, temperature: Temperature_C
   ) -> Double {
     let dT = Double(Int64(temperature.rawValue) - Int64(cal.referenceTemperature.rawValue)) / 256
-    let scale = Double(cal.scale_Q48) / 0x1p48
+    let scale = Double(cal.scale_Q40) / 0x1p40
     let tcSpan = Double(cal.tcSpan_Q30) / 0x1p30
     let tcZero = Double(cal.tcZero_Q32) / 0x1p32
     let linearity = Double(cal.linearity_Q60) / 0x1p60  // per mN
@@ -93,8 +93,15 @@ import Testing
 
 @Suite struct SaturatingArithmeticTests {
   @Test func multiplyShiftRoundsAndSaturates() {
-    #expect(Saturating.multiplyShift(3, 1, 1) == 2)  // 1.5 rounds away from zero
-    #expect(Saturating.multiplyShift(-3, 1, 1) == -2)
+    #expect(Saturating.multiplyShift(3, 1, 1) == 2)  // ties round up
+    #expect(Saturating.multiplyShift(-3, 1, 1) == -1)
+    #expect(Saturating.multiplyShift(-5, 1, 1) == -2)
+    #expect(Saturating.multiplyShift(-1 << 40, 1 << 40, 16) == Int64.min)
+    #expect(Saturating.multiplyShift(-1 << 40, 1 << 40, 20) == -1 << 60)
+    #expect(Saturating.multiplyShift(Int64.min, 1, 64) == 0)  // -0.5 rounds up
+    #expect(Saturating.multiplyShift(Int64.min, Int64.min, 66) == 1 << 60)
+    #expect(Saturating.roundingShift(-3, 1) == -1)
+    #expect(Saturating.roundingShift(Int64.max, 1) == 1 << 62)
     #expect(Saturating.multiplyShift(Int64.max, Int64.max, 1) == Int64.max)
     #expect(Saturating.multiplyShift(Int64.max, Int64.min, 1) == Int64.min)
     #expect(Saturating.multiplyShift(1 << 40, 1 << 40, 70) == 1 << 10)

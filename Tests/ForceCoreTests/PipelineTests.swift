@@ -38,7 +38,7 @@ struct PlateRig {
       frame.counts[k] = zero[k] + Int32((loads[k] * 1000).rounded()) + extra[k]
     }
     frame.time.rawValue += 3125
-    pipeline.process(frame)
+    pipeline.process(&frame)
   }
 
   mutating func settle(_ frames: Int = 40) {

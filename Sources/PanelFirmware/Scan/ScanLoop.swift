@@ -29,7 +29,7 @@ public struct ScanLoop<Source: FrontEnd> {
   /// Reads and processes one frame. Returns false when the source ended.
   public mutating func step() throws(FrontEndError) -> Bool {
     guard try source.next(into: &frame) else { return false }
-    pipeline.process(frame)
+    pipeline.process(&frame)
     tracker.update(
       contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
     report.removeAll()
