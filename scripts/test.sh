@@ -13,6 +13,11 @@ swift build --build-tests
 echo "== swift test" >&2
 swift test --skip-build
 
+echo "== host side: TUIO received by python-osc and python-tuio" >&2
+host_venv
+PANELCTL="$(swift build --show-bin-path)/panelctl" \
+  "$HOST_VENV/bin/python" -m unittest discover -s Tests/host -t Tests/host
+
 echo "== Embedded Swift, -no-allocations: ForceCore" >&2
 bash scripts/embedded-check.sh
 echo "== all checks passed" >&2
