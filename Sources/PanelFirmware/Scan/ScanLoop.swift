@@ -4,7 +4,10 @@ import ForceCore
 /// (calibration, baselines, force image, contacts) -> tracker (ids, phases)
 /// -> stages and events. Generic over the front end; all state is sized at
 /// setup, so `step` allocates nothing.
-public struct ScanLoop<Source: FrontEnd> {
+///
+/// A class: its state (tens of kilobytes of fixed-capacity storage) lives
+/// in one allocation made at setup instead of on a thread's stack.
+public final class ScanLoop<Source: FrontEnd> {
   public var source: Source
   public private(set) var pipeline: ForcePipeline
   public private(set) var tracker: Tracker
@@ -27,7 +30,7 @@ public struct ScanLoop<Source: FrontEnd> {
   }
 
   /// Reads and processes one frame. Returns false when the source ended.
-  public mutating func step() throws(FrontEndError) -> Bool {
+  public func step() throws(FrontEndError) -> Bool {
     guard try source.next(into: &frame) else { return false }
     pipeline.process(&frame)
     tracker.update(

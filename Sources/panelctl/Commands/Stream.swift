@@ -43,7 +43,7 @@ struct ReportRun {
   func run<F: FrontEnd>(_ frontEnd: F) throws {
     var source = frontEnd
     try source.start()
-    var loop = ScanLoop(source: source, board: board, calibration: calibration)
+    let loop = ScanLoop(source: source, board: board, calibration: calibration)
     let encoder = NDJSONEncoder(interaction: board.interaction)
     let buffer = ByteBuffer(capacity: 64 * 1024)
     var out = OutputChannel(fd: 1)
