@@ -35,14 +35,27 @@ public final class ScanLoop<Source: FrontEnd> {
     pipeline.process(&frame)
     tracker.update(
       contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
+    makeReport(time: frame.time)
+    frames += 1
+    return true
+  }
+
+  /// Ends the run: every touch still active is cancelled, so each touch
+  /// that began ends with exactly one `ended` or `cancelled`. Returns false
+  /// (and leaves `report` empty) when no touch was active.
+  public func finish() -> Bool {
+    tracker.cancelAll()
+    makeReport(time: frame.time)
+    return !report.isEmpty
+  }
+
+  func makeReport(time: Time_us) {
     report.removeAll()
-    report.time = frame.time
+    report.time = time
     report.frame = frames
     for i in 0..<tracker.count {
       report.append(TouchReport(touch: tracker[i]))
     }
     stages.update(&report)
-    frames += 1
-    return true
   }
 }

@@ -55,5 +55,10 @@ struct ReportRun {
         try out.flush(buffer)
       }
     }
+    // Touches still down when the run stops are cancelled, not left open.
+    if loop.finish() && !out.closed {
+      encoder.encode(loop.report, into: buffer)
+      try out.flush(buffer)
+    }
   }
 }
