@@ -8,7 +8,7 @@
 public protocol FrameSink {
   /// Takes the frame `loop` just processed (its report, force image, raw
   /// frame and health counters).
-  mutating func consume<Source: FrontEnd>(_ loop: inout ScanLoop<Source>) throws(SinkError)
+  mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError)
   /// Sends what is still queued (without waiting on a host) and releases
   /// the sink's resources.
   mutating func finish() throws(SinkError)
@@ -52,9 +52,9 @@ public struct SinkPair<First: FrameSink, Second: FrameSink>: FrameSink {
     self.second = second
   }
 
-  public mutating func consume<Source: FrontEnd>(_ loop: inout ScanLoop<Source>) throws(SinkError) {
-    try first.consume(&loop)
-    try second.consume(&loop)
+  public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
+    try first.consume(loop)
+    try second.consume(loop)
   }
 
   public mutating func finish() throws(SinkError) {
@@ -78,9 +78,9 @@ public struct SinkPair<First: FrameSink, Second: FrameSink>: FrameSink {
 
 /// An optional sink: absent, it takes nothing.
 extension Optional: FrameSink where Wrapped: FrameSink {
-  public mutating func consume<Source: FrontEnd>(_ loop: inout ScanLoop<Source>) throws(SinkError) {
+  public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
     guard self != nil else { return }
-    try self!.consume(&loop)
+    try self!.consume(loop)
   }
 
   public mutating func finish() throws(SinkError) {

@@ -10,6 +10,9 @@ public struct RecordingFrameSink: FrameSink {
   }
   let box: Box
   let cellCount: Int
+  /// Frames recorded: a report made without a new frame (the touches
+  /// cancelled at the end of a run) adds no row.
+  var recorded: UInt64 = 0
 
   public init(path: String, board: Board) throws(FileError) {
     cellCount = board.cellCount
@@ -17,7 +20,9 @@ public struct RecordingFrameSink: FrameSink {
       try RecordingWriter(path: path, header: RecordingHeader(cellCount: board.cellCount, hasTemperature: true)))
   }
 
-  public mutating func consume<Source: FrontEnd>(_ loop: inout ScanLoop<Source>) throws(SinkError) {
+  public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
+    guard loop.frames > recorded else { return }
+    recorded = loop.frames
     let frame = loop.frame
     let time = frame.time.rawValue
     let temperature = frame.hasTemperature ? frame.temperature.celsius : nil

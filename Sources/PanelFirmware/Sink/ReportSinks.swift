@@ -25,7 +25,7 @@ public struct NDJSONSink<Output: MessageOutput>: FrameSink {
     self.image = image
   }
 
-  public mutating func consume<Source: FrontEnd>(_ loop: inout ScanLoop<Source>) throws(SinkError) {
+  public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
     guard idle || image || !loop.report.isEmpty else {
       output.poll()
       return
@@ -77,7 +77,7 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
     idleEvery = idle ? 1 : UInt64(max(1, board.rate_hz))
   }
 
-  public mutating func consume<Source: FrontEnd>(_ loop: inout ScanLoop<Source>) throws(SinkError) {
+  public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
     if loop.report.isEmpty {
       idleRun += 1
       guard idleRun >= idleEvery else {

@@ -52,13 +52,15 @@ struct ReportRun {
     var source = frontEnd
     var sinks = sinks
     try source.start()
-    var loop = ScanLoop(source: source, board: board, calibration: calibration)
+    let loop = ScanLoop(source: source, board: board, calibration: calibration)
     let limit = frames.map { UInt64($0) } ?? UInt64.max
     do {
       while loop.frames < limit, !Terminal.shouldStop, !sinks.isClosed {
         guard try loop.step() else { break }
-        try sinks.consume(&loop)
+        try sinks.consume(loop)
       }
+      // Touches still down when the run stops are cancelled, not left open.
+      if loop.finish() && !sinks.isClosed { try sinks.consume(loop) }
     } catch {
       try? sinks.finish()
       throw error

@@ -39,32 +39,3 @@ enum Terminal {
   /// Whether standard error is a terminal (progress is shown only then).
   static var errorIsTerminal: Bool { isatty(2) != 0 }
 }
-
-/// Writes report bytes to a file descriptor.
-struct OutputChannel {
-  let fd: Int32
-  /// Set when the reader went away (EPIPE): stop producing.
-  private(set) var closed = false
-
-  init(fd: Int32) { self.fd = fd }
-
-  /// Writes all of `buffer` and empties it.
-  mutating func flush(_ buffer: ByteBuffer) throws(CommandFailure) {
-    let bytes = buffer.bytes
-    var offset = 0
-    while offset < bytes.count && !closed {
-      let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-      if n < 0 {
-        let e = errno
-        if e == EINTR { continue }
-        if e == EPIPE {
-          closed = true
-          break
-        }
-        throw CommandFailure(message: "writing the output failed (errno \(e))", status: .error)
-      }
-      offset += n
-    }
-    buffer.removeAll()
-  }
-}
