@@ -18,13 +18,15 @@ let package = Package(
       name: "CI2C",
       linkerSettings: [.linkedLibrary("i2c")]
     ),
+    // The C boundary to the Linux uinput device (<linux/uinput.h> ioctls).
+    .target(name: "CUInput"),
     // The per-cell signal path. Pure Swift; also built as Embedded Swift
     // with -no-allocations by `make embedded`.
     .target(name: "ForceCore"),
     // Bus, front ends, simulated panel, scan loop, tracker, reports, files.
     .target(
       name: "PanelFirmware",
-      dependencies: ["ForceCore", "CI2C"]
+      dependencies: ["ForceCore", "CI2C", "CUInput"]
     ),
     .executableTarget(
       name: "panelctl",
