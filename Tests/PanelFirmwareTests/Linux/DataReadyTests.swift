@@ -167,7 +167,7 @@
   }
 
   /// A clock that only moves when slept on.
-  struct VirtualTimer: PollTimer {
+  struct VirtualTimer: MonotonicClock {
     var now: Int64 = 1_000_000
     var sleeps: [Int64] = []
     mutating func now_us() -> Int64 { now }
@@ -191,30 +191,30 @@
 
   @Suite struct PolledDataReadyTests {
     @Test func aBitAlreadySetReturnsWithoutSleeping() throws {
-      var ready = PolledDataReady(bit: CountingBit(after: 0), interval_us: 500, timer: VirtualTimer())
+      var ready = PolledDataReady(bit: CountingBit(after: 0), interval_us: 500, clock: VirtualTimer())
       #expect(try ready.wait(timeout_us: 10_000))
       #expect(ready.bit.reads == 1)
-      #expect(ready.timer.sleeps.isEmpty)
+      #expect(ready.clock.sleeps.isEmpty)
     }
 
     @Test func pollsEveryIntervalUntilTheBitSets() throws {
-      var ready = PolledDataReady(bit: CountingBit(after: 3), interval_us: 500, timer: VirtualTimer())
+      var ready = PolledDataReady(bit: CountingBit(after: 3), interval_us: 500, clock: VirtualTimer())
       #expect(try ready.wait(timeout_us: 10_000))
       #expect(ready.bit.reads == 4)
-      #expect(ready.timer.sleeps == [500, 500, 500])
+      #expect(ready.clock.sleeps == [500, 500, 500])
     }
 
     @Test func givesUpAtTheTimeoutWithAShortLastSleep() throws {
-      var ready = PolledDataReady(bit: CountingBit(after: 1000), interval_us: 400, timer: VirtualTimer())
+      var ready = PolledDataReady(bit: CountingBit(after: 1000), interval_us: 400, clock: VirtualTimer())
       #expect(try ready.wait(timeout_us: 1_000) == false)
-      #expect(ready.timer.sleeps == [400, 400, 200])
+      #expect(ready.clock.sleeps == [400, 400, 200])
       #expect(ready.bit.reads == 4, "one last read at the deadline")
     }
 
     @Test func aBusErrorWhilePollingIsThrown() {
       var bit = CountingBit(after: 0)
       bit.error = .nack(I2CAddress(0x2a))
-      var ready = PolledDataReady(bit: bit, interval_us: 400, timer: VirtualTimer())
+      var ready = PolledDataReady(bit: bit, interval_us: 400, clock: VirtualTimer())
       #expect(throws: DataReadyError.bus(.nack(I2CAddress(0x2a)))) { try ready.wait(timeout_us: 1_000) }
     }
 
@@ -224,16 +224,16 @@
       }
       let chip = Chip()
       var ready = PolledDataReady(
-        bit: ReadyBitReader { chip.status & 0x20 != 0 }, interval_us: 100, timer: VirtualTimer())
+        bit: ReadyBitReader { chip.status & 0x20 != 0 }, interval_us: 100, clock: VirtualTimer())
       #expect(try ready.wait(timeout_us: 300) == false)
       chip.status = 0x20  // PU_CTRL.CR
       #expect(try ready.wait(timeout_us: 300))
     }
 
     @Test func theDefaultIntervalIsAQuarterPeriod() {
-      #expect(PolledDataReady<CountingBit, MonotonicPollTimer>.interval(rate_hz: 320) == 781)
-      #expect(PolledDataReady<CountingBit, MonotonicPollTimer>.interval(rate_hz: 2000) == 125)
-      #expect(PolledDataReady<CountingBit, MonotonicPollTimer>.interval(rate_hz: 10_000) == 100)
+      #expect(PolledDataReady<CountingBit, SystemClock>.interval(rate_hz: 320) == 781)
+      #expect(PolledDataReady<CountingBit, SystemClock>.interval(rate_hz: 2000) == 125)
+      #expect(PolledDataReady<CountingBit, SystemClock>.interval(rate_hz: 10_000) == 100)
     }
   }
 #endif

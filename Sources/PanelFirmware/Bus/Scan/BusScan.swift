@@ -79,11 +79,12 @@ public enum BusScanner {
     var previous: UInt8?
     if let mux {
       let want = UInt8(1) << UInt8(mux.channel & 7)
+      let device = TCA9548A(address: mux.mux)
       let now: UInt8
       do throws(I2CError) {
-        previous = try ScanIO.readByte(at: mux.mux, on: &bus)
-        try ScanIO.writeByte(want, at: mux.mux, on: &bus)
-        now = try ScanIO.readByte(at: mux.mux, on: &bus)
+        previous = try device.selection(on: &bus)
+        try device.select(mask: want, on: &bus)
+        now = try device.selection(on: &bus)
       } catch {
         throw .mux(mux, error)
       }
@@ -96,7 +97,7 @@ public enum BusScanner {
       results.append(claimed(address) ? .claimed : probe(address, on: &bus))
     }
     if let mux, let previous {
-      try? ScanIO.writeByte(previous, at: mux.mux, on: &bus)
+      try? TCA9548A(address: mux.mux).select(mask: previous, on: &bus)
     }
     return BusScan(range: range, behind: mux, results: results)
   }

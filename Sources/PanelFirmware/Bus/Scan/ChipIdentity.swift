@@ -54,20 +54,21 @@ public enum ChipIdentifier {
       switch kind {
       case .nau7802:
         // REV_ID (0x1F): the revision code in the low nibble reads 0xF.
-        let rev = try ScanIO.register(0x1F, at: address, on: &bus)
+        let rev = try RegisterIO.read(0x1F, at: address, on: &bus)
         guard rev & 0x0F == 0x0F else { return nil }
         return ChipIdentity(kind: kind, evidence: "REV_ID " + hex(rev))
       case .tca9548a:
         // The control register reads back what was written (applied at STOP).
-        let control = try ScanIO.readByte(at: address, on: &bus)
-        try ScanIO.writeByte(control, at: address, on: &bus)
-        guard try ScanIO.readByte(at: address, on: &bus) == control else { return nil }
+        let mux = TCA9548A(address: address)
+        let control = try mux.selection(on: &bus)
+        try mux.select(mask: control, on: &bus)
+        guard try mux.selection(on: &bus) == control else { return nil }
         return ChipIdentity(kind: kind, evidence: "control " + hex(control) + channels(control))
       case .ads122c04:
         // RREG (0x20 | r << 2) of the four configuration registers; bits
         // 1:0 of register 3 are reserved and read 0.
         var r: [UInt8] = []
-        for n in 0..<4 as Range<UInt8> { r.append(try ScanIO.register(0x20 | n << 2, at: address, on: &bus)) }
+        for n in 0..<4 as Range<UInt8> { r.append(try RegisterIO.read(0x20 | n << 2, at: address, on: &bus)) }
         guard r[3] & 0x03 == 0 else { return nil }
         return ChipIdentity(kind: kind, evidence: "config " + r.map(hex).joined(separator: " "))
       case .eeprom:
