@@ -18,6 +18,12 @@ let package = Package(
       name: "CI2C",
       linkerSettings: [.linkedLibrary("i2c")]
     ),
+    // The C boundary to GPIO lines: libgpiod v1 (Debian 12) or v2, chosen
+    // at compile time.
+    .target(
+      name: "CGPIOD",
+      linkerSettings: [.linkedLibrary("gpiod")]
+    ),
     // The C boundary to the Linux uinput device (<linux/uinput.h> ioctls).
     .target(name: "CUInput"),
     // The per-cell signal path. Pure Swift; also built as Embedded Swift
@@ -26,7 +32,9 @@ let package = Package(
     // Bus, front ends, simulated panel, scan loop, tracker, reports, files.
     .target(
       name: "PanelFirmware",
-      dependencies: ["ForceCore", "CI2C", "CUInput"]
+      dependencies: ["ForceCore", "CI2C", "CGPIOD", "CUInput"],
+      // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
+      swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
     ),
     .executableTarget(
       name: "panelctl",
@@ -37,7 +45,9 @@ let package = Package(
     ),
     .testTarget(name: "CI2CTests", dependencies: ["CI2C"]),
     .testTarget(name: "ForceCoreTests", dependencies: ["ForceCore"]),
-    .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware"]),
+    .testTarget(
+      name: "PanelFirmwareTests", dependencies: ["PanelFirmware"],
+      swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),
     .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,0 +1,86 @@
+import ArgumentParser
+import PanelFirmware
+
+extension PanelCtl {
+  /// `panelctl scan`: i2cdetect with chip identification.
+  struct Scan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Show which addresses answer on an I2C bus and what chip each looks like.",
+      discussion: """
+        Probes each address with a one-byte read (i2cdetect -r), then identifies \
+        the chips panelctl drives by their registers: NAU7802 (REV_ID), \
+        TCA9548A (control register), ADS122C04 (RREG), 24Cxx EEPROM. \
+        In the table: -- no answer, UU in use by a kernel driver, !! the \
+        transfer failed.
+        """)
+
+    @Option(
+      name: .long,
+      help: ArgumentHelp("The I2C bus: /dev/i2c-N, i2c-N or N.", valueName: "BUS"))
+    var bus: String?
+
+    @Option(name: .long, help: ArgumentHelp("Scan behind this TCA9548A switch (0x70...0x77; default 0x70 with --channel).", valueName: "ADDRESS"))
+    var mux: String?
+
+    @Option(name: .long, help: ArgumentHelp("The switch channel to scan (0...7).", valueName: "N"))
+    var channel: Int?
+
+    @Flag(name: [.short, .long], help: "Probe every address 0x00...0x7f (default 0x08...0x77).")
+    var all = false
+
+    @Argument(help: ArgumentHelp("The first address to probe.", valueName: "FIRST"))
+    var first: String?
+
+    @Argument(help: ArgumentHelp("The last address to probe.", valueName: "LAST"))
+    var last: String?
+
+    func validate() throws {
+      if bus == nil { throw ValidationError("give the bus to scan: --bus /dev/i2c-N") }
+      _ = try range()
+      _ = try behind()
+    }
+
+    func range() throws -> ClosedRange<UInt8> {
+      let defaults: ClosedRange<UInt8> = all ? 0x00...0x7F : BusScanner.defaultRange
+      let lo = try first.map { try I2CNumber.address($0, field: "first address") } ?? defaults.lowerBound
+      let hi = try last.map { try I2CNumber.address($0, field: "last address") } ?? defaults.upperBound
+      guard lo <= hi else {
+        throw ValidationError("first address \(I2CNumber.hex(lo)) is after last address \(I2CNumber.hex(hi))")
+      }
+      return lo...hi
+    }
+
+    func behind() throws -> MuxChannel? {
+      guard mux != nil || channel != nil else { return nil }
+      let address = try mux.map { try I2CNumber.address($0, field: "--mux", range: 0x70...0x77) } ?? 0x70
+      guard let channel else { throw ValidationError("--mux needs --channel N (0...7)") }
+      guard (0...7).contains(channel) else { throw ValidationError("--channel must be 0...7, is \(channel)") }
+      return MuxChannel(mux: I2CAddress(address), channel: channel)
+    }
+
+    func run() throws {
+      let path = BusName.path(bus ?? "")
+      let range = try range()
+      let behind = try behind()
+      let linux: LinuxI2CBus
+      do {
+        linux = try LinuxI2CBus(path: path)
+      } catch {
+        throw CommandFailure(message: error.description, status: .error)
+      }
+      var target = linux
+      let scan: BusScan
+      do {
+        scan = try BusScanner.scan(&target, range: range, behind: behind) { linux.claimedByDriver($0) }
+      } catch {
+        throw CommandFailure(message: "\(path): \(error)", status: .error)
+      }
+      var header = path + " (" + (linux.usesCombinedTransfers ? "I2C" : "SMBus only") + ")"
+      if let behind { header += ", " + behind.description }
+      print(header)
+      print(ScanTable.grid(scan), terminator: "")
+      let listing = ScanTable.listing(scan)
+      if !listing.isEmpty { print("\n" + listing, terminator: "") }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// `panelctl scan` as a user runs it: bad input is one line naming the
+/// field or the device, with a non-zero exit.
+@Suite struct ScanCommandTests {
+  @Test func aBusDeviceThatDoesNotExist() throws {
+    let r = try Panelctl.run(["scan", "--bus", "/dev/i2c-250"])
+    BadInputTests.expectOneLineError(r, contains: ["/dev/i2c-250", "does not exist"])
+  }
+
+  @Test func aBusGivenByNumberIsTheDevicePath() throws {
+    let r = try Panelctl.run(["scan", "--bus", "250"])
+    BadInputTests.expectOneLineError(r, contains: ["/dev/i2c-250"])
+  }
+
+  @Test func aFileThatIsNotAnI2CAdapter() throws {
+    let r = try Panelctl.run(["scan", "--bus", "/dev/null"])
+    BadInputTests.expectOneLineError(r, contains: ["/dev/null", "not an I2C adapter"])
+  }
+
+  @Test(arguments: [
+    (["0x80"], "first address must be 0x00...0x7f, is 0x80"),
+    (["0x10", "200"], "last address must be 0x00...0x7f, is 200"),
+    (["zz"], "first address \"zz\" is not a number"),
+    (["0x50", "0x20"], "first address 0x50 is after last address 0x20"),
+    (["--channel", "8"], "--channel must be 0...7, is 8"),
+    (["--channel=-1"], "--channel must be 0...7, is -1"),
+    (["--mux", "0x20", "--channel", "1"], "--mux must be 0x70...0x77, is 0x20"),
+    (["--mux", "0x71"], "--mux needs --channel"),
+  ])
+  func anAddressOrChannelOutOfRange(arguments: [String], message: String) throws {
+    let r = try Panelctl.run(["scan", "--bus", "/dev/i2c-250"] + arguments)
+    BadInputTests.expectOneLineError(r, contains: [message], status: 64)
+  }
+
+  @Test func noBusAtAll() throws {
+    let r = try Panelctl.run(["scan"])
+    BadInputTests.expectOneLineError(r, contains: ["--bus"], status: 64)
+  }
+}
