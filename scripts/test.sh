@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 build_deps
+apt_need tmux  # MonitorTests draw the live view in a real terminal
 
 echo "== build" >&2
 swift build --build-tests

@@ -136,3 +136,21 @@ enum Sockets {
     return "localhost"
   }
 }
+
+extension SocketAddress {
+  /// A socket bound to this address (SO_REUSEADDR), for receiving: UDP, or
+  /// TCP (not yet listening). The caller closes it.
+  public func boundSocket(datagram: Bool) throws(SocketError) -> Int32 {
+    let type = datagram ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_STREAM.rawValue)
+    let fd = socket(family, type | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw .errno("socket for \(text)") }
+    Sockets.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+    let status = withSockaddr { bind(fd, $0, $1) }
+    guard status == 0 else {
+      let error = SocketError.errno("cannot listen on \(text)")
+      close(fd)
+      throw error
+    }
+    return fd
+  }
+}
