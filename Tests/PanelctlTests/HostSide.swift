@@ -103,12 +103,37 @@ final class BackgroundPanelctl {
     let exited = self.exited
     process.terminationHandler = { _ in exited.signal() }
     try process.run()
-    for (pipe, data) in [(out, stdoutData), (err, stderrData)] {
-      readers.enter()
-      DispatchQueue.global().async { [readers] in
-        data.data = pipe.fileHandleForReading.readDataToEndOfFile()
-        readers.leave()
+    readers.enter()
+    DispatchQueue.global().async { [readers, out, stdoutData] in
+      stdoutData.data = out.fileHandleForReading.readDataToEndOfFile()
+      readers.leave()
+    }
+    // Standard error chunk by chunk, so a test can wait for a line.
+    readers.enter()
+    DispatchQueue.global().async { [readers, err, stderrData, stderrChanged] in
+      while true {
+        let chunk = err.fileHandleForReading.availableData
+        stderrData.lock.lock()
+        stderrData.data.append(chunk)
+        stderrData.lock.unlock()
+        stderrChanged.signal()
+        if chunk.isEmpty { break }
       }
+      readers.leave()
+    }
+  }
+
+  let stderrChanged = DispatchSemaphore(value: 0)
+
+  /// Waits up to `timeout` seconds for standard error to contain `text`.
+  func waitForStderr(containing text: String, timeout: Double) -> Bool {
+    let deadline = DispatchTime.now() + timeout
+    while true {
+      stderrData.lock.lock()
+      let now = String(decoding: stderrData.data, as: UTF8.self)
+      stderrData.lock.unlock()
+      if now.contains(text) { return true }
+      if stderrChanged.wait(timeout: deadline) == .timedOut { return false }
     }
   }
 

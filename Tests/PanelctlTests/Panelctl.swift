@@ -56,6 +56,7 @@ enum Panelctl {
   /// Bytes filled in by another thread before the group is waited for.
   final class Collected: @unchecked Sendable {
     var data = Data()
+    let lock = NSLock()
   }
 
   /// A fresh temporary directory.

@@ -56,8 +56,9 @@ extension TUIO1Encoder: TUIOBundleEncoder {
 }
 
 /// TUIO bundles, one datagram per frame, to a UDP host. Frames with a
-/// touch or an event are always sent; while the panel is idle one bundle a
-/// second (every frame with `idle`) keeps the host's alive list current.
+/// touch or an event are always sent; so is the first frame, and while the
+/// panel is idle one bundle a second (every frame with `idle`) keeps the
+/// host's alive list current.
 /// Frame times become Unix time: the first frame is stamped with the
 /// current wall-clock time and later ones keep the panel's own spacing.
 public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: FrameSink {
@@ -65,7 +66,9 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
   var encoder: Encoder
   let bundle = ByteBuffer(capacity: 8192)
   let idleEvery: UInt64
-  var idleRun: UInt64 = 0
+  /// Idle frames since the last bundle (the first frame is always sent, so
+  /// a host learns the source at once).
+  var idleRun = UInt64.max - 1
   var epochOffset_us: Int64?
   /// Bundles too large for the buffer (never expected: 16 touches and 32
   /// events fit in half of it).
@@ -79,7 +82,7 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
 
   public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
     if loop.report.isEmpty {
-      idleRun += 1
+      idleRun &+= 1
       guard idleRun >= idleEvery else {
         output.poll()
         return

@@ -68,12 +68,22 @@ struct Receiver {
   let out = FileOutput(fd: 1)
   let line = ByteBuffer(capacity: 256 * 1024)
 
-  var done: Bool {
-    if Terminal.shouldStop || out.isClosed { return true }
+  /// Nothing more is wanted: the count is reached, or the reader of
+  /// standard output went away.
+  var finished: Bool {
+    if out.isClosed { return true }
     if let limit, received >= limit { return true }
+    return false
+  }
+
+  /// Asked to stop: Ctrl-C (SIGINT, SIGTERM) or the end of --duration.
+  var stopping: Bool {
+    if Terminal.shouldStop { return true }
     if let deadline, monotonicMicroseconds() >= deadline { return true }
     return false
   }
+
+  var done: Bool { finished || stopping }
 
   /// Waits up to 100 ms for `fd` to be readable.
   func readable(_ fd: Int32) -> Bool {
@@ -116,32 +126,40 @@ struct Receiver {
     say("\(received) lines, \(connections) connections")
   }
 
-  /// TUIO over UDP: each datagram decoded strictly and printed.
+  /// TUIO over UDP: each datagram decoded strictly and printed. Datagrams
+  /// that arrived before a stop (Ctrl-C, --duration) are still printed.
   mutating func bundles(on address: SocketAddress, raw: Bool) throws {
     let fd = try address.boundSocket(datagram: true)
     defer { close(fd) }
     say("tuio on udp \(address.text)")
     var datagram = [UInt8](repeating: 0, count: 65536)
-    while !done {
-      guard readable(fd) else { continue }
-      let n = recv(fd, &datagram, datagram.count, 0)
-      guard n > 0 else { continue }
-      received += 1
-      let packet: (time: OSCTimeTag?, messages: [OSCMessage])
-      do {
-        packet = try OSCReader.parse(Array(datagram[0..<n]))
-      } catch {
-        malformed += 1
-        if malformed <= 10 { say("malformed packet (\(n) bytes): \(error)") }
+    while !finished {
+      let stopping = self.stopping
+      if !stopping && !readable(fd) { continue }
+      let n = recv(fd, &datagram, datagram.count, stopping ? Int32(MSG_DONTWAIT) : 0)
+      if n <= 0 {
+        if stopping { break }
         continue
       }
-      let text = raw ? TUIOText.raw(packet.messages) : TUIOText.json(packet.messages) + "\n"
-      line.removeAll()
-      var t = text
-      t.withUTF8 { line.append($0) }
-      try out.send(line)
+      try print(Array(datagram[0..<n]), raw: raw)
     }
     say("\(received) packets, \(malformed) malformed")
+  }
+
+  mutating func print(_ datagram: [UInt8], raw: Bool) throws {
+    received += 1
+    let packet: (time: OSCTimeTag?, messages: [OSCMessage])
+    do {
+      packet = try OSCReader.parse(datagram)
+    } catch {
+      malformed += 1
+      if malformed <= 10 { say("malformed packet (\(datagram.count) bytes): \(error)") }
+      return
+    }
+    var text = raw ? TUIOText.raw(packet.messages) : TUIOText.json(packet.messages) + "\n"
+    line.removeAll()
+    text.withUTF8 { line.append($0) }
+    try out.send(line)
   }
 }
 

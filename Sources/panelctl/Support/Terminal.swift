@@ -32,6 +32,13 @@ enum Terminal {
     let handler: @convention(c) (Int32) -> Void = { _ in stopRequested.store(true, ordering: .relaxed) }
     signal(SIGINT, handler)
     signal(SIGTERM, handler)
+    // A parent may have started us with them blocked (a thread pool's mask
+    // is inherited through fork and exec).
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
   }
 
   static var shouldStop: Bool { stopRequested.load(ordering: .relaxed) }
