@@ -14,7 +14,7 @@ swift build --build-tests
 echo "== swift test" >&2
 swift test --skip-build
 
-echo "== host side: TUIO received by python-osc and python-tuio" >&2
+echo "== host side: TUIO through python-osc and python-tuio; the systemd unit" >&2
 host_venv
 PANELCTL="$(swift build --show-bin-path)/panelctl" \
   "$HOST_VENV/bin/python" -m unittest discover -s Tests/host -t Tests/host
