@@ -38,6 +38,17 @@ let package = Package(
       path: "Benchmarks/FramePathBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
+    .executableTarget(
+      name: "StreamingBenchmarks",
+      dependencies: [
+        "DoubleReference",
+        .product(name: "PanelFirmware", package: "ForcePanel"),
+        .product(name: "ForceCore", package: "ForcePanel"),
+        .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/StreamingBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
