@@ -44,6 +44,18 @@ public enum FrontEndFactory {
     return FileError(file: "", field: "[frontend] kind", message: message)
   }
 
+  /// The nominal sensitivity of the board's front end (counts per newton),
+  /// for running without a calibration (`CalibrationRecord.nominal`).
+  public static func nominalGain(board: Board) throws(FileError) -> Double {
+    switch board.frontEnd.kind {
+    case "sim": return try simulationParameters(board).gain_counts_per_n
+    default:
+      throw FileError(
+        file: board.file, field: "[frontend] kind",
+        message: "front end \"\(board.frontEnd.kind)\" has no nominal gain: it needs a calibration")
+    }
+  }
+
   /// The simulated panel of a `kind = "sim"` board, with its scenario.
   public static func simulatedPanel(board: Board, options: RunOptions) throws(FileError) -> SimulatedPanel {
     let parameters = try simulationParameters(board)

@@ -17,11 +17,14 @@ extension PanelCtl {
     @Flag(name: .long, help: "Also write frames without touches or events.")
     var idle = false
 
+    @OptionGroup var interaction: InteractionOptions
+
     func run() throws {
       let board = try boardOptions.loadBoard()
-      let calibration = try boardOptions.loadCalibration(for: board)
+      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let setup = try interaction.setup(board: board)
       let source = try RecordingFrontEnd(path: recording, board: board)
-      try ReportRun(board: board, calibration: calibration, frames: nil, idle: idle).run(source)
+      try ReportRun(board: board, calibration: calibration, frames: nil, idle: idle, setup: setup).run(source)
     }
   }
 }

@@ -21,13 +21,16 @@ extension PanelCtl {
     @Flag(name: .long, help: "Also write frames without touches or events.")
     var idle = false
 
+    @OptionGroup var interaction: InteractionOptions
+
     func run() throws {
       let board = try boardOptions.loadBoard()
-      let calibration = try boardOptions.loadCalibration(for: board)
+      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let setup = try interaction.setup(board: board)
       let frontEnd = try FrontEndFactory.make(
         board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
       Terminal.stopOnSignals()
-      try ReportRun(board: board, calibration: calibration, frames: length.frames, idle: idle)
+      try ReportRun(board: board, calibration: calibration, frames: length.frames, idle: idle, setup: setup)
         .run(frontEnd)
     }
   }
@@ -39,11 +42,14 @@ struct ReportRun {
   let calibration: CalibrationRecord
   let frames: Int?
   let idle: Bool
+  var setup = InteractionSetup()
 
   func run<F: FrontEnd>(_ frontEnd: F) throws {
     var source = frontEnd
     try source.start()
-    var loop = ScanLoop(source: source, board: board, calibration: calibration)
+    var setup = self.setup
+    let board = setup.configure(self.board)
+    var loop = ScanLoop(source: source, board: board, calibration: calibration, regions: setup.regions)
     let encoder = NDJSONEncoder(interaction: board.interaction)
     let buffer = ByteBuffer(capacity: 64 * 1024)
     var out = OutputChannel(fd: 1)
@@ -54,6 +60,7 @@ struct ReportRun {
         encoder.encode(loop.report, into: buffer)
         try out.flush(buffer)
       }
+      setup.poll(time: loop.report.time, &loop.interaction)
     }
   }
 }
