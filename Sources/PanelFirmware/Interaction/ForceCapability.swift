@@ -60,7 +60,10 @@ public struct ForceCapability: Sendable, Equatable {
 /// Watches the raw frames for what makes force untrustworthy: a cell held
 /// at its ADC rail (an open or shorted bridge reads full scale) for a
 /// quarter of a second, or a run of invalid frames as long. A fault clears
-/// after half a second of good frames. Allocation-free.
+/// after half a second of good frames. A sample at the rail is never a
+/// measurement: once the baselines are seeded it is replaced by the cell's
+/// baseline (no force), so a failed cell cannot make a false touch and the
+/// other cells keep working. Allocation-free.
 public struct ForceHealthMonitor: Sendable {
   /// Frames at a rail (or invalid) before a fault is declared.
   public let faultFrames: Int
@@ -77,8 +80,9 @@ public struct ForceHealthMonitor: Sendable {
     recoverFrames = max(2, rate_hz / 2)
   }
 
-  /// Looks at one frame (before or after the core; it is not changed).
-  public mutating func observe(_ frame: inout RawFrame) {
+  /// Looks at one frame before the core, masking rail samples with the
+  /// core's baselines.
+  public mutating func observe(_ frame: inout RawFrame, core: borrowing ForcePipeline) {
     var worst = ForceCapability.available
     if !frame.valid {
       invalidRun += 1
@@ -90,6 +94,9 @@ public struct ForceHealthMonitor: Sendable {
       for k in 0..<n {
         let raw = frame.counts[k]
         if raw >= RawCounts.max || raw <= RawCounts.min {
+          if core.isSeeded {
+            frame.counts[k] = Int32(truncatingIfNeeded: Saturating.roundingShift(core.baseline(of: k).rawValue, 16))
+          }
           let run = railRun[k]
           if run < limit { railRun[k] = run + 1 }
           if run + 1 >= limit && worst.isAvailable {

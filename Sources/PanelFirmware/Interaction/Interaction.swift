@@ -93,8 +93,11 @@ public struct Interaction: Sendable {
 
   // MARK: Frame path
 
-  /// Watches a raw frame for faults (before the core runs).
-  public mutating func observe(_ frame: inout RawFrame) { health.observe(&frame) }
+  /// Watches a raw frame for faults before `core` runs (rail samples are
+  /// masked with its baselines).
+  public mutating func observe(_ frame: inout RawFrame, core: borrowing ForcePipeline) {
+    health.observe(&frame, core: core)
+  }
 
   /// Sets each touch's stage, progress and item in `report` and appends the
   /// frame's events.

@@ -31,7 +31,7 @@ public struct ScanLoop<Source: FrontEnd> {
   /// Reads and processes one frame. Returns false when the source ended.
   public mutating func step() throws(FrontEndError) -> Bool {
     guard try source.next(into: &frame) else { return false }
-    interaction.observe(&frame)
+    interaction.observe(&frame, core: pipeline)
     pipeline.process(&frame)
     tracker.update(
       contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)

@@ -119,6 +119,9 @@ public struct SimulatedPanel: FrontEnd {
       let clamped = max(Double(RawCounts.min), min(Double(RawCounts.max), counts.rounded()))
       frame.counts[i] = Int32(clamped)
     }
+    for fault in scenario.faults where fault.active(at: t) && fault.cell < n {
+      frame.counts[fault.cell] = RawCounts.max
+    }
     frame.temperature = temperature
     frame.hasTemperature = true
     frame.valid = true
