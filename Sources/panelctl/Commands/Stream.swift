@@ -49,7 +49,7 @@ struct ReportRun {
     try source.start()
     var setup = self.setup
     let board = setup.configure(self.board)
-    var loop = ScanLoop(source: source, board: board, calibration: calibration, regions: setup.regions)
+    let loop = ScanLoop(source: source, board: board, calibration: calibration, regions: setup.regions)
     let encoder = NDJSONEncoder(interaction: board.interaction)
     let buffer = ByteBuffer(capacity: 64 * 1024)
     var out = OutputChannel(fd: 1)
@@ -61,6 +61,11 @@ struct ReportRun {
         try out.flush(buffer)
       }
       setup.poll(time: loop.report.time, &loop.interaction)
+    }
+    // Touches still down when the run stops are cancelled, not left open.
+    if loop.finish() && !out.closed {
+      encoder.encode(loop.report, into: buffer)
+      try out.flush(buffer)
     }
   }
 }
