@@ -253,6 +253,18 @@ struct InteractionLine: Decodable {
     BadInputTests.expectOneLineError(replay, contains: [regions + ":9:", "item[1] edit_menu"])
   }
 
+  @Test func hapticsOnARealBusAreRefusedClearly() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let text = try BadInputTests.boardText().replacingOccurrences(of: "bus = \"sim\"", with: "bus = \"/dev/i2c-9\"")
+    let board = try BadInputTests.write(text, "b.toml", in: dir)
+    let r = try Panelctl.run([
+      "stream", "--board", board, "--calibration", "calibration/sim-plate4.toml", "--scenario", "scenarios/demo-plate4.toml",
+      "--frames", "5",
+    ])
+    BadInputTests.expectOneLineError(r, contains: [board + ":", "[haptics] bus", "/dev/i2c-9"])
+  }
+
   @Test func aBadControlLineIsAWarningAndTheRunGoesOn() throws {
     let dir = try Panelctl.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }

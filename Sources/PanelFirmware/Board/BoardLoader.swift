@@ -9,7 +9,9 @@ extension Board {
 
   /// Builds a board from a parsed board file.
   public init(table root: TOMLTable) throws(FileError) {
-    try root.rejectUnknownKeys(["board", "panel", "grid", "cell", "frontend", "sampling", "interaction", "detection"])
+    try root.rejectUnknownKeys([
+      "board", "panel", "grid", "cell", "frontend", "sampling", "interaction", "detection", "haptics",
+    ])
     let boardTable = try root.table("board")
     try boardTable.rejectUnknownKeys(["name", "description"])
     let name = try boardTable.string("name")
@@ -44,6 +46,10 @@ extension Board {
       file: root.file, width_mm: width, height_mm: height, cells: cells, grid: grid,
       frontEnd: FrontEndSpec(kind: kind, table: frontEnd), rate_hz: rate,
       detection: detection, interaction: interaction)
+    if let t = try root.optionalTable("haptics") {
+      let settings = try HapticsSettings(table: t)
+      haptics = settings
+    }
   }
 
   static func loadCells(_ root: TOMLTable, width: Double, height: Double) throws(FileError)

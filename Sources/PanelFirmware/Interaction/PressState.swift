@@ -193,7 +193,7 @@ struct PressState: Sendable {
       && Int64(peekY) - Int64(y) >= Int64(rules.swipeUp_um)
     {
       actionsShown = true
-      report.append(TouchEvent(kind: .quickActions, touch: id, item: item))
+      report.append(TouchEvent(kind: .quickActions, touch: id, item: item, origin: .peek))
     }
     if stage == .pop || (stage == deepest && stage != .none) { return 1000 }
     if stage >= deepest { return 0 }

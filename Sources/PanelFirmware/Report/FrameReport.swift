@@ -66,16 +66,29 @@ public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
   public var carriesActions: Bool { self == .quickActions || self == .longPress }
 }
 
+/// What raised a `quick_actions` event.
+public enum ActionsOrigin: UInt8, Sendable, Equatable {
+  /// A firm press on an item without peek: a menu beside the item.
+  case press
+  /// An upward swipe while peeking: actions under the preview.
+  case peek
+
+  public var name: StaticString { self == .press ? "press" : "peek" }
+}
+
 /// One event of a frame, about one touch (or, with touch 0, the panel).
 public struct TouchEvent: Sendable, Equatable {
   public var kind: EventKind
   public var touch: UInt32
   /// The item under the touch (RegionMap index), -1 for none.
   public var item: Int16
-  public init(kind: EventKind, touch: UInt32, item: Int16 = -1) {
+  /// For `quick_actions`: what raised it.
+  public var origin: ActionsOrigin
+  public init(kind: EventKind, touch: UInt32, item: Int16 = -1, origin: ActionsOrigin = .press) {
     self.kind = kind
     self.touch = touch
     self.item = item
+    self.origin = origin
   }
   static let none = TouchEvent(kind: .peek, touch: 0)
 }

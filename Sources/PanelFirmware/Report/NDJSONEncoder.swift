@@ -68,6 +68,11 @@ public struct NDJSONEncoder: Sendable {
       } else {
         out.append(",\"item\":")
         appendItemName(e.item, report.regions, out)
+        if e.kind == .quickActions {
+          out.append(",\"from\":\"")
+          out.append(e.origin.name)
+          out.append("\"")
+        }
         if e.kind.carriesActions { appendActions(e.item, report.regions, out) }
       }
       out.append("}")

@@ -45,6 +45,12 @@ struct ReportRun {
   var setup = InteractionSetup()
 
   func run<F: FrontEnd>(_ frontEnd: F) throws {
+    guard let h = board.haptics else { return try run(frontEnd, haptics: NoHaptics()) }
+    try run(frontEnd, haptics: try InteractionSetup.haptics(h, board: board))
+  }
+
+  func run<F: FrontEnd, H: HapticOutput>(_ frontEnd: F, haptics: H) throws {
+    var haptics = haptics
     var source = frontEnd
     try source.start()
     var setup = self.setup
@@ -56,6 +62,7 @@ struct ReportRun {
     let limit = frames.map { UInt64($0) } ?? UInt64.max
     while loop.frames < limit, !Terminal.shouldStop, !out.closed {
       guard try loop.step() else { break }
+      haptics.respond(to: loop.report)  // the click, in the frame of its stage change
       if idle || !loop.report.isEmpty {
         encoder.encode(loop.report, into: buffer)
         try out.flush(buffer)

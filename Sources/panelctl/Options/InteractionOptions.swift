@@ -80,4 +80,17 @@ struct InteractionSetup {
       }
     }
   }
+
+  /// The board's haptic driver, brought up (a chip that does not answer is
+  /// a warning; it is tried again at the next click).
+  static func haptics(_ settings: HapticsSettings, board: Board) throws -> HapticFeedback<SimulatedI2CBus> {
+    try HapticsFactory.check(settings, board: board)
+    var feedback = HapticsFactory.simulated(settings).feedback
+    do {
+      try feedback.start()
+    } catch {
+      Terminal.writeError("panelctl: warning: \(error)\n")
+    }
+    return feedback
+  }
 }

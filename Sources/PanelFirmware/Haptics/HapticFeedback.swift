@@ -1,0 +1,165 @@
+/// Something that answers a frame's events with a haptic click, called in
+/// the same frame as the report, before the next frame is read.
+public protocol HapticOutput {
+  mutating func respond(to report: borrowing FrameReport)
+}
+
+/// No haptics (the board has no `[haptics]`).
+public struct NoHaptics: HapticOutput {
+  public init() {}
+  @inline(__always) public mutating func respond(to report: borrowing FrameReport) {}
+}
+
+/// Counters of the haptic chip; they only grow.
+public struct HapticsHealth: Sendable, Equatable {
+  public var clicks: UInt64 = 0
+  public var retries: UInt64 = 0
+  /// Clicks lost after their retries.
+  public var failures: UInt64 = 0
+  /// Bring-ups run (the first, and after failures).
+  public var bringUps: UInt64 = 0
+  /// Chips found reset (GO did not stick) and brought up again.
+  public var reinitialisations: UInt64 = 0
+  public init() {}
+}
+
+/// Why the haptic chip is not clicking.
+public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
+  case bus(I2CError)
+  /// STATUS.DEVICE_ID is not a DRV2605(L).
+  case unexpectedDevice(I2CAddress, deviceID: UInt8)
+
+  public var description: String {
+    switch self {
+    case .bus(let e): return "haptics: DRV2605L: \(e)"
+    case .unexpectedDevice(let a, let id):
+      return "haptics: the chip at \(a) reports DEVICE_ID \(id), not a DRV2605L (7) or DRV2605 (3)"
+    }
+  }
+}
+
+/// The force stages' clicks on a DRV2605L: entering pop plays the pop
+/// effect; entering peek (and the other peek-level actions: an icon's
+/// quick-action menu, a long press) plays the peek effect. At most one
+/// click per frame, the strongest: four transfers (`DRV2605L.play`, then GO
+/// read back). Failed transfers are retried, counted and survived: the chip
+/// is brought up again before the next click. A chip that was reset since
+/// bring-up (it sits in standby, GO does not stick) is brought up again and
+/// the click replayed. Allocation-free.
+public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
+  public var bus: Bus
+  public let settings: HapticsSettings
+  public let driver = DRV2605L()
+  public private(set) var health = HapticsHealth()
+  /// The frame and effect of the last click played.
+  public private(set) var lastClick: (frame: UInt64, effect: UInt8)?
+  /// The last failure, for the user.
+  public private(set) var lastError: HapticsError?
+  var ready = false
+
+  public init(bus: Bus, settings: HapticsSettings) {
+    self.bus = bus
+    self.settings = settings
+  }
+
+  /// Checks the chip and configures it. On failure the next click tries
+  /// again.
+  public mutating func start() throws(HapticsError) {
+    health.bringUps += 1
+    ready = false
+    let status: DRV2605L.Status
+    do throws(I2CError) {
+      status = try attempt { (bus) throws(I2CError) in try DRV2605L().status(on: &bus) }
+    } catch {
+      lastError = .bus(error)
+      throw .bus(error)
+    }
+    guard DRV2605L.deviceIDs.contains(status.deviceID) else {
+      let e = HapticsError.unexpectedDevice(driver.address, deviceID: status.deviceID)
+      lastError = e
+      throw e
+    }
+    let chip = settings.chip
+    do throws(I2CError) {
+      try attempt { (bus) throws(I2CError) in try DRV2605L().configure(chip, on: &bus) }
+    } catch {
+      lastError = .bus(error)
+      throw .bus(error)
+    }
+    ready = true
+  }
+
+  /// The effect this frame's events call for, if any.
+  public func effect(for report: borrowing FrameReport) -> UInt8? {
+    var effect: UInt8?
+    for i in 0..<report.eventCount {
+      let e = report.event(i)
+      switch e.kind {
+      case .pop:
+        return settings.popEffect
+      case .peek, .longPress:
+        effect = settings.peekEffect
+      case .quickActions where e.origin == .press:
+        effect = settings.peekEffect
+      default:
+        break
+      }
+    }
+    return effect
+  }
+
+  public mutating func respond(to report: borrowing FrameReport) {
+    guard let effect = effect(for: report) else { return }
+    if !ready {
+      do { try start() } catch {
+        health.failures += 1
+        return
+      }
+    }
+    do throws(I2CError) {
+      if try !click(effect) {
+        // GO did not stick: the chip was reset (standby, defaults) since
+        // bring-up. Bring it up again and click once more.
+        health.reinitialisations += 1
+        do { try start() } catch {
+          health.failures += 1
+          return
+        }
+        if try !click(effect) {
+          health.failures += 1
+          ready = false
+          return
+        }
+      }
+      health.clicks += 1
+      lastClick = (report.frame, effect)
+    } catch {
+      health.failures += 1
+      lastError = .bus(error)
+      ready = false
+    }
+  }
+
+  /// Plays `effect` and reads GO back: true when the chip is playing it.
+  mutating func click(_ effect: UInt8) throws(I2CError) -> Bool {
+    try attempt { (bus) throws(I2CError) in
+      let chip = DRV2605L()
+      try chip.play(effect: effect, on: &bus)
+      return try chip.isPlaying(on: &bus)
+    }
+  }
+
+  /// `body` with up to `settings.retries` retries.
+  mutating func attempt<T>(_ body: (inout Bus) throws(I2CError) -> T) throws(I2CError) -> T {
+    var tries = 0
+    while true {
+      do throws(I2CError) {
+        return try body(&bus)
+      } catch {
+        if tries >= settings.retries { throw error }
+        tries += 1
+        health.retries += 1
+      }
+    }
+  }
+}
