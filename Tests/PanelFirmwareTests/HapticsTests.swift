@@ -38,26 +38,72 @@ import Testing
     #expect(c2.registers[0x1A] & 0x80 == 0)
   }
 
-  @Test func aClickIsFourTransfersAndPlaysTheEffect() throws {
+  static func burst(_ effect: UInt8) -> I2CTransferEvent {
+    // WAV_FRM_SEQ1 = effect, SEQ2...8 = 0 (end), GO = 1: one write from 0x04.
+    .write(0x5A, [0x04, effect, 0, 0, 0, 0, 0, 0, 0, 0x01])
+  }
+
+  static func report(_ kind: EventKind, frame: UInt64 = 0, t_us: Int64 = 0) -> FrameReport {
+    var r = FrameReport()
+    r.frame = frame
+    r.time = Time_us(rawValue: t_us)
+    r.append(TouchEvent(kind: kind, touch: 1))
+    return r
+  }
+
+  static func empty(frame: UInt64, t_us: Int64) -> FrameReport {
+    var r = FrameReport()
+    r.frame = frame
+    r.time = Time_us(rawValue: t_us)
+    return r
+  }
+
+  @Test func aClickIsOneWriteAndIsCheckedInTheNextFrame() throws {
     var (feedback, chip, bus) = Self.bench()
     try feedback.start()
     bus.clearTrace()
-    var report = FrameReport()
-    report.frame = 7
-    report.append(TouchEvent(kind: .peek, touch: 1))
-    feedback.respond(to: report)
-    #expect(
-      bus.trace == [
-        .write(0x5A, [0x0C, 0x00]),  // GO = 0: cancel what plays
-        .write(0x5A, [0x04, 21, 0x00]),  // WAV_FRM_SEQ1 = 21 (Medium Click 1), SEQ2 = end
-        .write(0x5A, [0x0C, 0x01]),  // GO
-        .writeRead(0x5A, [0x0C], [0x01]),  // GO reads back 1: playing
-      ], "\(bus.trace)")
+    feedback.respond(to: Self.report(.peek, frame: 7, t_us: 21_875))
+    #expect(bus.trace == [Self.burst(21)], "\(bus.trace)")
     #expect(chip.played.map(\.effect) == [21])
     #expect(feedback.lastClick?.frame == 7 && feedback.health.clicks == 1)
     // It plays about 30 ms, then GO clears by itself.
     #expect(chip.isPlaying(at: bus.clock.now_ns))
     #expect(!chip.isPlaying(at: bus.clock.now_ns + 31_000_000))
+    // Next frame: MODE read back (out of standby: nothing more to do).
+    bus.clearTrace()
+    feedback.respond(to: Self.empty(frame: 8, t_us: 25_000))
+    #expect(bus.trace == [.writeRead(0x5A, [0x01], [0x00])])
+    bus.clearTrace()
+    feedback.respond(to: Self.empty(frame: 9, t_us: 28_125))
+    #expect(bus.trace.isEmpty)
+    // A click within a second of the last one cancels it first (GO only
+    // fires on 0 -> 1); the check of the previous click is not needed.
+    chip.resetPlayedForTests()
+    feedback.respond(to: Self.report(.pop, frame: 10, t_us: 31_250))
+    #expect(bus.trace == [.write(0x5A, [0x0C, 0x00]), Self.burst(1)], "\(bus.trace)")
+    #expect(chip.played.map(\.effect) == [1])
+    // A second later, no cancel.
+    bus.clearTrace()
+    feedback.respond(to: Self.empty(frame: 11, t_us: 34_375))
+    feedback.respond(to: Self.report(.peek, frame: 400, t_us: 1_250_000))
+    #expect(bus.trace == [.writeRead(0x5A, [0x01], [0x00]), Self.burst(21)], "\(bus.trace)")
+  }
+
+  /// The click's time on the bus (the timing model: host overhead per
+  /// transfer, bits at 400 kHz) fits well inside a 320 Hz frame.
+  @Test func aClickCostsLessThanAFifthOfAFrameOnTheBus() throws {
+    var (feedback, _, bus) = Self.bench()
+    try feedback.start()
+    let before = bus.clock.now_ns
+    var report = FrameReport()
+    report.append(TouchEvent(kind: .pop, touch: 1))
+    feedback.respond(to: report)
+    let click_us = Double(bus.clock.now_ns - before) / 1000
+    print("haptic click on the simulated bus: \(click_us) us, \(bus.trace.count - 5) transfers")
+    #expect(click_us < 3125.0 / 5)
+    let check_start = bus.clock.now_ns
+    feedback.respond(to: Self.empty(frame: 1, t_us: 3_125))
+    print("haptic check in the next frame: \(Double(bus.clock.now_ns - check_start) / 1000) us")
   }
 
   @Test func popWinsAndOneClickPerFrame() throws {
@@ -106,7 +152,7 @@ import Testing
     try feedback.start()
     bus.clearTrace()
     var eventFrames: [(UInt64, EventKind)] = []
-    var clickFrames: [(UInt64, [I2CTransferEvent])] = []
+    var traffic: [(UInt64, [I2CTransferEvent])] = []
     while try loop.step() {
       // The haptic bus's clock follows the frames.
       bus.clock.advance(to: loop.report.time.rawValue * 1000)
@@ -115,28 +161,31 @@ import Testing
       for i in 0..<loop.report.eventCount where !loop.report.event(i).kind.isPanelEvent {
         eventFrames.append((loop.report.frame, loop.report.event(i).kind))
       }
-      if bus.trace.count > before { clickFrames.append((loop.report.frame, Array(bus.trace[before...]))) }
+      if bus.trace.count > before { traffic.append((loop.report.frame, Array(bus.trace[before...]))) }
     }
-    let kinds = eventFrames.map(\.1)
-    #expect(kinds == [.peek, .pop, .peek, .peekCancelled])
-    // Clicks exactly in the peek and pop frames, none elsewhere.
+    #expect(eventFrames.map(\.1) == [.peek, .pop, .peek, .peekCancelled])
     let stageFrames = eventFrames.filter { $0.1 == .peek || $0.1 == .pop }.map(\.0)
-    #expect(clickFrames.map(\.0) == stageFrames)
-    let effects: [UInt8] = [21, 1, 21]
-    for (k, click) in clickFrames.enumerated() where k < effects.count {
-      #expect(
-        click.1 == [
-          .write(0x5A, [0x0C, 0x00]), .write(0x5A, [0x04, effects[k], 0x00]), .write(0x5A, [0x0C, 0x01]),
-          .writeRead(0x5A, [0x0C], [0x01]),
-        ], "frame \(click.0): \(click.1)")
+    // Bus traffic in exactly the stage frames (the click) and the frame
+    // after each (the MODE check), nothing else.
+    let mode = I2CTransferEvent.writeRead(0x5A, [0x01], [0x00])
+    var expected: [(UInt64, [I2CTransferEvent])] = [
+      (stageFrames[0], [Self.burst(21)]), (stageFrames[0] + 1, [mode]),
+      // Pop comes less than a second after peek: cancel, then click.
+      (stageFrames[1], [.write(0x5A, [0x0C, 0x00]), Self.burst(1)]), (stageFrames[1] + 1, [mode]),
+      (stageFrames[2], [Self.burst(21)]), (stageFrames[2] + 1, [mode]),
+    ]
+    if stageFrames[1] == stageFrames[0] + 1 { expected.remove(at: 1) }
+    #expect(traffic.count == expected.count)
+    for (got, want) in zip(traffic, expected) {
+      #expect(got.0 == want.0 && got.1 == want.1, "frame \(got.0): \(got.1), expected frame \(want.0): \(want.1)")
     }
     // The actuator started each effect within the frame period of its event.
     let period_ns = Int64(1_000_000_000 / board.rate_hz)
-    for (k, p) in chip.played.enumerated() {
+    #expect(chip.played.map(\.effect) == [21, 1, 21])
+    for (k, p) in chip.played.enumerated() where k < stageFrames.count {
       let frame = Int64(stageFrames[k])
       #expect(p.at_ns >= frame * period_ns && p.at_ns < (frame + 1) * period_ns, "click \(k) at \(p.at_ns) ns, frame \(frame)")
     }
-    #expect(chip.played.map(\.effect) == effects)
   }
 
   @Test func aGlitchIsRetriedAndCounted() throws {
@@ -169,14 +218,15 @@ import Testing
     try feedback.start()
     chip.powerCycle()  // brownout: standby, library A, ERM
     bus.clearTrace()
-    var report = FrameReport()
-    report.append(TouchEvent(kind: .peek, touch: 1))
-    feedback.respond(to: report)
-    #expect(feedback.health.reinitialisations == 1 && feedback.health.clicks == 1)
-    #expect(chip.played.map(\.effect) == [21])
+    feedback.respond(to: Self.report(.peek, frame: 1, t_us: 3_125))
+    #expect(chip.played.isEmpty)  // in standby GO does nothing
+    feedback.respond(to: Self.empty(frame: 2, t_us: 6_250))
+    #expect(feedback.health.reinitialisations == 1 && feedback.health.bringUps == 2)
+    #expect(chip.played.map(\.effect) == [21])  // replayed, one frame late
     #expect(chip.registers[0x01] == 0x00 && chip.registers[0x03] == 0x06)
-    // The first GO did not stick (standby): read back 0.
-    #expect(bus.trace[3] == .writeRead(0x5A, [0x0C], [0x00]))
+    #expect(bus.trace[0] == Self.burst(21))
+    #expect(bus.trace[1] == .writeRead(0x5A, [0x01], [0x40]))  // MODE: standby
+    #expect(bus.trace.last == Self.burst(21))
   }
 
   @Test func anotherChipIsRefused() {

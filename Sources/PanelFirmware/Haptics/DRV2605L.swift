@@ -10,10 +10,12 @@
 /// 5. MODE = internal trigger, out of standby (last: nothing plays before
 ///    the chip is configured).
 ///
-/// A click is three writes: GO = 0 (cancels an effect still playing, so the
-/// new one starts now), WAV_FRM_SEQ1 = effect and WAV_FRM_SEQ2 = 0 (one
-/// burst from 0x04: the sequence ends after the effect), GO = 1. Reading GO
-/// back tells whether it plays (a chip reset since bring-up sits in standby
+/// A click is one write: WAV_FRM_SEQ1 = effect, WAV_FRM_SEQ2...8 = 0 (the
+/// sequence ends after the effect) and GO = 1, one burst from 0x04 through
+/// 0x0C (the register address auto-increments). GO only fires on a 0 -> 1
+/// write, so while an earlier effect may still be playing the click is
+/// preceded by GO = 0, which cancels it. MODE read back tells whether the
+/// chip is still configured (a chip reset since bring-up sits in standby
 /// and ignores GO).
 public struct DRV2605L: Sendable, Equatable {
   /// The DRV2605L's only address.
@@ -82,16 +84,22 @@ public struct DRV2605L: Sendable, Equatable {
 
   // MARK: Playing
 
-  /// Plays one effect of the ROM library now (three writes).
-  public func play(effect: UInt8, on bus: inout some I2CBus) throws(I2CError) {
-    try write(Go(), on: &bus)
-    var sequence: (UInt8, UInt8, UInt8) = (
-      WaveformSequence.address, WaveformSequence(effect: effect).rawValue, WaveformSequence.end.rawValue
+  /// Plays one effect of the ROM library now: one write of 10 bytes from
+  /// WAV_FRM_SEQ1 (0x04) through GO (0x0C); with `cancelling`, GO = 0 first
+  /// (an earlier effect may still be playing).
+  public func play(effect: UInt8, cancelling: Bool, on bus: inout some I2CBus) throws(I2CError) {
+    if cancelling { try stop(on: &bus) }
+    var burst: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+      WaveformSequence.address, WaveformSequence(effect: effect).rawValue, 0, 0, 0, 0, 0, 0, 0, 1
     )
-    try withUnsafeBytes(of: &sequence) { (p) throws(I2CError) in try bus.write(p, to: address) }
-    var go = Go()
-    go.go = true
-    try write(go, on: &bus)
+    try withUnsafeBytes(of: &burst) { (p) throws(I2CError) in try bus.write(p, to: address) }
+  }
+
+  /// MODE: whether the chip is out of standby in internal-trigger mode, as
+  /// bring-up left it (one read).
+  public func isConfigured(on bus: inout some I2CBus) throws(I2CError) -> Bool {
+    let mode = try read(Mode.self, on: &bus)
+    return !mode.standby && mode.mode == .internalTrigger
   }
 
   /// GO: whether a sequence is still playing (one read).

@@ -12,13 +12,14 @@ public struct NoHaptics: HapticOutput {
 
 /// Counters of the haptic chip; they only grow.
 public struct HapticsHealth: Sendable, Equatable {
+  /// Clicks written to the chip (a replay after a reset counts again).
   public var clicks: UInt64 = 0
   public var retries: UInt64 = 0
   /// Clicks lost after their retries.
   public var failures: UInt64 = 0
   /// Bring-ups run (the first, and after failures).
   public var bringUps: UInt64 = 0
-  /// Chips found reset (GO did not stick) and brought up again.
+  /// Chips found reset (in standby after a click) and brought up again.
   public var reinitialisations: UInt64 = 0
   public init() {}
 }
@@ -41,11 +42,15 @@ public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
 /// The force stages' clicks on a DRV2605L: entering pop plays the pop
 /// effect; entering peek (and the other peek-level actions: an icon's
 /// quick-action menu, a long press) plays the peek effect. At most one
-/// click per frame, the strongest: four transfers (`DRV2605L.play`, then GO
-/// read back). Failed transfers are retried, counted and survived: the chip
-/// is brought up again before the next click. A chip that was reset since
-/// bring-up (it sits in standby, GO does not stick) is brought up again and
-/// the click replayed. Allocation-free.
+/// click per frame, the strongest.
+///
+/// In the event's frame the click is one write (`DRV2605L.play`), preceded
+/// by GO = 0 when the last click was less than a second ago (it may still
+/// be playing). In the next frame MODE is read back: a chip reset since
+/// bring-up (in standby: it ignored GO) is brought up again and the click
+/// replayed, one frame late. Failed transfers are retried, counted and
+/// survived; a chip that stops answering is brought up again before the
+/// next click. Allocation-free.
 public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
   public var bus: Bus
   public let settings: HapticsSettings
@@ -55,7 +60,12 @@ public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
   public private(set) var lastClick: (frame: UInt64, effect: UInt8)?
   /// The last failure, for the user.
   public private(set) var lastError: HapticsError?
+  /// A click since which an earlier one may still be playing, in frame time.
+  public static var playingWindow_us: Int64 { 1_000_000 }
   var ready = false
+  var lastClick_us: Int64?
+  /// The click to check in the next frame.
+  var unchecked: UInt8?
 
   public init(bus: Bus, settings: HapticsSettings) {
     self.bus = bus
@@ -109,30 +119,33 @@ public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
   }
 
   public mutating func respond(to report: borrowing FrameReport) {
-    guard let effect = effect(for: report) else { return }
+    let now = report.time.rawValue
+    let effect = effect(for: report)
+    if let previous = unchecked {
+      unchecked = nil
+      // Last frame's click: is the chip still configured? A newer click
+      // this frame makes the replay unnecessary.
+      check(replaying: effect == nil ? previous : nil, frame: report.frame, now: now)
+    }
+    guard let effect else { return }
+    click(effect, frame: report.frame, now: now)
+  }
+
+  /// One click now.
+  mutating func click(_ effect: UInt8, frame: UInt64, now: Int64) {
     if !ready {
       do { try start() } catch {
         health.failures += 1
         return
       }
     }
+    let cancelling = lastClick_us.map { now - $0 < HapticFeedback.playingWindow_us && now >= $0 } ?? false
     do throws(I2CError) {
-      if try !click(effect) {
-        // GO did not stick: the chip was reset (standby, defaults) since
-        // bring-up. Bring it up again and click once more.
-        health.reinitialisations += 1
-        do { try start() } catch {
-          health.failures += 1
-          return
-        }
-        if try !click(effect) {
-          health.failures += 1
-          ready = false
-          return
-        }
-      }
+      try attempt { (bus) throws(I2CError) in try DRV2605L().play(effect: effect, cancelling: cancelling, on: &bus) }
       health.clicks += 1
-      lastClick = (report.frame, effect)
+      lastClick = (frame, effect)
+      lastClick_us = now
+      unchecked = effect
     } catch {
       health.failures += 1
       lastError = .bus(error)
@@ -140,12 +153,23 @@ public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
     }
   }
 
-  /// Plays `effect` and reads GO back: true when the chip is playing it.
-  mutating func click(_ effect: UInt8) throws(I2CError) -> Bool {
-    try attempt { (bus) throws(I2CError) in
-      let chip = DRV2605L()
-      try chip.play(effect: effect, on: &bus)
-      return try chip.isPlaying(on: &bus)
+  /// Reads MODE back; a chip found reset is brought up again and, if
+  /// `replaying`, the click played again.
+  mutating func check(replaying effect: UInt8?, frame: UInt64, now: Int64) {
+    do throws(I2CError) {
+      if try attempt({ (bus) throws(I2CError) in try DRV2605L().isConfigured(on: &bus) }) { return }
+    } catch {
+      health.failures += 1
+      lastError = .bus(error)
+      ready = false
+      return
+    }
+    health.reinitialisations += 1
+    ready = false
+    if let effect {
+      lastClick_us = nil
+      click(effect, frame: frame, now: now)
+      unchecked = nil
     }
   }
 

@@ -44,6 +44,9 @@ public final class SimulatedDRV2605L: SimulatedI2CDevice {
     playingUntil_ns = .min
   }
 
+  /// Forgets what was played (tests look at one click at a time).
+  public func resetPlayedForTests() { played.removeAll() }
+
   /// Whether the sequencer is playing at `ns`.
   public func isPlaying(at ns: Int64) -> Bool {
     settle(at: ns)
