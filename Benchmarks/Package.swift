@@ -49,6 +49,16 @@ let package = Package(
       path: "Benchmarks/StreamingBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
+    .executableTarget(
+      name: "InteractionBenchmarks",
+      dependencies: [
+        .product(name: "PanelFirmware", package: "ForcePanel"),
+        .product(name: "ForceCore", package: "ForcePanel"),
+        .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/InteractionBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

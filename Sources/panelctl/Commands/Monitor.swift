@@ -13,6 +13,7 @@ extension PanelCtl {
     @OptionGroup var boardOptions: BoardOptions
     @OptionGroup var length: RunLengthOptions
     @OptionGroup var simulation: SimulationOptions
+    @OptionGroup var interaction: InteractionOptions
 
     @Option(name: .long, help: ArgumentHelp("Redraws per second.", valueName: "HZ"))
     var refresh = 10
@@ -26,14 +27,16 @@ extension PanelCtl {
 
     func run() throws {
       let board = try boardOptions.loadBoard()
-      let calibration = try boardOptions.loadCalibration(for: board)
+      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let setup = try interaction.setup(board: board)
       let frontEnd = try FrontEndFactory.make(
         board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
       Terminal.stopOnSignals()
       let screen = MonitorSink(
         board: board, serial: calibration.serial, refresh_hz: refresh, colour: !noColour)
-      try ReportRun(command: "monitor", board: board, calibration: calibration, frames: length.frames)
-        .run(frontEnd, screen)
+      try ReportRun(
+        command: "monitor", board: board, calibration: calibration, frames: length.frames, setup: setup
+      ).run(frontEnd, screen)
     }
   }
 }

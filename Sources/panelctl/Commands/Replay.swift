@@ -17,11 +17,14 @@ extension PanelCtl {
     @OptionGroup var boardOptions: BoardOptions
     @OptionGroup var output: OutputOptions
 
+    @OptionGroup var interaction: InteractionOptions
+
     func run() throws {
       let board = try boardOptions.loadBoard()
-      let calibration = try boardOptions.loadCalibration(for: board)
+      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let setup = try interaction.setup(board: board)
       let source = try RecordingFrontEnd(path: recording, board: board)
-      let run = ReportRun(command: "replay", board: board, calibration: calibration, frames: nil)
+      let run = ReportRun(command: "replay", board: board, calibration: calibration, frames: nil, setup: setup)
       try output.run(run, source, extra: RecordingFrameSink?.none)
     }
   }

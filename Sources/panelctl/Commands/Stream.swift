@@ -26,38 +26,58 @@ extension PanelCtl {
     @OptionGroup var simulation: SimulationOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var devices: DeviceOutputOptions
+    @OptionGroup var interaction: InteractionOptions
 
     func run() throws {
       let board = try boardOptions.loadBoard()
-      let calibration = try boardOptions.loadCalibration(for: board)
+      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let setup = try interaction.setup(board: board)
       let frontEnd = try FrontEndFactory.make(
         board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
       let extra = try devices.sinks(board: board)
       Terminal.stopOnSignals()
       let run = ReportRun(
-        command: "stream", board: board, calibration: calibration, frames: length.frames)
+        command: "stream", board: board, calibration: calibration, frames: length.frames, setup: setup)
       try output.run(run, frontEnd, extra: extra)
     }
   }
 }
 
-/// Runs a scan loop to its end and feeds every frame to the sinks.
+/// Runs a scan loop to its end and feeds every frame to the sinks; between
+/// frames, applies the control lines due (`--control`).
 struct ReportRun {
   let command: String
+  /// The board with the start-up interaction overrides applied.
   let board: Board
   let calibration: CalibrationRecord
   let frames: Int?
+  var setup: InteractionSetup
+
+  init(
+    command: String, board: Board, calibration: CalibrationRecord, frames: Int?,
+    setup: InteractionSetup = InteractionSetup()
+  ) {
+    self.command = command
+    self.board = setup.configure(board)
+    self.calibration = calibration
+    self.frames = frames
+    self.setup = setup
+  }
 
   func run<F: FrontEnd, S: FrameSink>(_ frontEnd: F, _ sinks: S) throws {
+    // The board's haptic driver first: the click in the frame of its stage.
+    let haptics = try board.haptics.map { HapticSink(try InteractionSetup.haptics($0, board: board)) }
+    var sinks = SinkPair(haptics, sinks)
+    var setup = self.setup
     var source = frontEnd
-    var sinks = sinks
     try source.start()
-    let loop = ScanLoop(source: source, board: board, calibration: calibration)
+    let loop = ScanLoop(source: source, board: board, calibration: calibration, regions: setup.regions)
     let limit = frames.map { UInt64($0) } ?? UInt64.max
     do {
       while loop.frames < limit, !Terminal.shouldStop, !sinks.isClosed {
         guard try loop.step() else { break }
         try sinks.consume(loop)
+        setup.poll(time: loop.report.time, &loop.interaction)
       }
       // Touches still down when the run stops are cancelled, not left open.
       if loop.finish() && !sinks.isClosed { try sinks.consume(loop) }

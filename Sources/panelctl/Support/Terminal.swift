@@ -32,13 +32,13 @@ enum Terminal {
     let handler: @convention(c) (Int32) -> Void = { _ in stopRequested.store(true, ordering: .relaxed) }
     signal(SIGINT, handler)
     signal(SIGTERM, handler)
-    // A parent may have started us with them blocked (a thread pool's mask
-    // is inherited through fork and exec).
+    // A parent may have started us with these blocked (a test runner's
+    // thread does): unblock them, or the handlers never run.
     var set = sigset_t()
     sigemptyset(&set)
     sigaddset(&set, SIGINT)
     sigaddset(&set, SIGTERM)
-    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    sigprocmask(SIG_UNBLOCK, &set, nil)
   }
 
   static var shouldStop: Bool { stopRequested.load(ordering: .relaxed) }
