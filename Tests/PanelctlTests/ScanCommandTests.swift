@@ -34,6 +34,20 @@ import Testing
     BadInputTests.expectOneLineError(r, contains: [message], status: 64)
   }
 
+  @Test(
+    .enabled(if: !FileManager.default.fileExists(atPath: "/dev/i2c-1"), "this machine has /dev/i2c-1"),
+    arguments: ["rpi4-nau7802x4", "rpi4-ads122c04x4", "rpi4-frame-grid"])
+  func aRealBoardOnAMachineWithoutItsBus(name: String) throws {
+    let r = try Panelctl.run(["scan", "--board", "boards/\(name).toml"])
+    BadInputTests.expectOneLineError(
+      r, contains: ["boards/\(name).toml:", "[frontend] bus", "I2C bus /dev/i2c-1 does not exist"])
+  }
+
+  @Test func boardAndBusTogether() throws {
+    let r = try Panelctl.run(["scan", "--bus", "1", "--board", "boards/rpi4-nau7802x4.toml"])
+    BadInputTests.expectOneLineError(r, contains: ["--bus and --board"], status: 64)
+  }
+
   @Test func noBusAtAll() throws {
     let r = try Panelctl.run(["scan"])
     BadInputTests.expectOneLineError(r, contains: ["--bus"], status: 64)
