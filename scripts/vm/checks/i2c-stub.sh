@@ -79,4 +79,4 @@ echo "$out" | grep -q "^panelctl: error: no answer from $bus address 0x50 (24C02
 # (Tests/PanelFirmwareTests/Linux/I2CStubKernelTests.swift).
 echo "\$ swift-testing --filter I2CStubKernelTests (PANEL_I2C_STUB_BUS=$bus)"
 PANEL_I2C_STUB_BUS=$bus "$TESTS" --testing-library swift-testing --filter I2CStubKernelTests 2>&1 |
-  sed 's/\x1b\[[0-9;]*m//g' | grep -v '^↳'
+  sed 's/\x1b\[[0-9;]*m//g; s/Test run with/in-VM test run with/' | grep -v '^↳'
