@@ -121,7 +121,8 @@ extension PanelCtl {
         if i > 0 { print("") }
         Self.show(segment, on: config.bus + " (" + kind + ")")
       }
-      print("\nboard \(b.name): \(report.chips.count) chips")
+      let n = report.chips.count
+      print("\nboard \(b.name): \(n) chip\(n == 1 ? "" : "s")")
       for (chip, status) in report.chips {
         print((status.isOK ? "  ok       " : "  FAILED   ") + (status.isOK ? chip.location.description : BoardScanner.message(chip, status)))
       }

@@ -71,7 +71,8 @@ set +e
 out=$("$PANELCTL" scan --board "$VM_TMP/stub-eeprom.toml" 0x28 0x2f 2>&1); rc=$?
 set -e
 echo "\$ panelctl scan --board stub-eeprom.toml 0x28 0x2f  ->  exit $rc"
-echo "$out" | tail -4
+echo "$out" | grep -v '^panelctl: error' | tail -3
+echo "$out" | grep '^panelctl: error'
 [ "$rc" = 1 ] || fail "a missing EEPROM did not fail the scan"
 echo "$out" | grep -q "^panelctl: error: no answer from $bus address 0x50 (24C02)" || fail "the missing EEPROM was not named"
 
