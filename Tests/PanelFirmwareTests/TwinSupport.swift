@@ -61,7 +61,8 @@ enum Twins {
   {
     let (c, hw) = try hardware(board, scenario: scenario)
     let fe = NAU7802FrontEnd(
-      configuration: c, bus: hw.bus, clock: hw.clock, lines: hw.dataReadyLines(), options: options)
+      configuration: c, chip: NAU7802Cell(settings: c.nau7802), bus: hw.bus, clock: hw.clock,
+      lines: hw.dataReadyLines(), options: options)
     return Twin(board: board, configuration: c, hardware: hw, frontEnd: fe, frame: RawFrame(cellCount: board.cellCount))
   }
 }

@@ -8,9 +8,13 @@ extension FrontEndFactory {
   ) -> any FrontEnd {
     switch configuration.chip {
     case .nau7802:
-      return NAU7802FrontEnd(configuration: configuration, bus: bus, clock: clock, lines: lines, options: options)
+      return CellFrontEnd(
+        configuration: configuration, chip: NAU7802Cell(settings: configuration.nau7802), bus: bus, clock: clock,
+        lines: lines, options: options)
     case .ads122c04, .frame:
-      return NAU7802FrontEnd(configuration: configuration, bus: bus, clock: clock, lines: lines, options: options)
+      return CellFrontEnd(
+        configuration: configuration, chip: NAU7802Cell(settings: configuration.nau7802), bus: bus, clock: clock,
+        lines: lines, options: options)
     }
   }
 
