@@ -14,21 +14,38 @@ extension LinuxI2CBus {
 
 extension GPIODataReady {
   /// Requests a driver board's data-ready lines (`[frontend] gpio_chip`,
-  /// `drdy_lines`); nil when the board polls instead.
+  /// `drdy_lines`), one `GPIODataReady` per chip in chip order; none when
+  /// the board polls its chips' ready bits instead.
   public static func open(board: Board, config: DriverConfiguration, edge: GPIOEdge, bias: GPIOBias = .asIs)
-    throws(FileError) -> GPIODataReady?
+    throws(FileError) -> [GPIODataReady]
   {
-    guard let wiring = config.dataReady else { return nil }
-    let lines = wiring.lines.map { GPIOLine(chip: wiring.chip, offset: UInt32($0)) }
-    do throws(DataReadyError) {
-      return try GPIODataReady(lines: lines, edge: edge, bias: bias)
-    } catch {
-      let why: String
-      switch error {
-      case .unavailable(let text): why = text
-      default: why = error.description
+    guard let wiring = config.dataReady else { return [] }
+    var lines: [GPIODataReady] = []
+    for offset in wiring.lines {
+      do throws(DataReadyError) {
+        lines.append(try GPIODataReady(lines: [GPIOLine(chip: wiring.chip, offset: UInt32(offset))], edge: edge, bias: bias))
+      } catch {
+        let why: String
+        switch error {
+        case .unavailable(let text): why = text
+        default: why = error.description
+        }
+        throw fieldError(board, "drdy_lines", why)
       }
-      throw fieldError(board, "drdy_lines", why)
+    }
+    return lines
+  }
+}
+
+extension DriverConfiguration.Chip {
+  /// The edge that marks a new conversion on the chip's data-ready pin:
+  /// NAU7802 DRDY is active high while CTRL1.CRP = 0 (the driver leaves it
+  /// so); ADS122C04 DRDY is active low; a frame controller's frame-ready
+  /// output is taken as active low (open drain).
+  public var dataReadyEdge: GPIOEdge {
+    switch self {
+    case .nau7802: return .rising
+    case .ads122c04, .frame: return .falling
     }
   }
 }

@@ -15,7 +15,7 @@ enum StubBus {
 /// scripts/vm/checks/i2c-stub.sh (skipped elsewhere): i2c-stub emulates a
 /// chip at 0x2a on an SMBus-only adapter, seeded with a NAU7802's
 /// registers; `PANEL_I2C_STUB_BUS` names its /dev/i2c-N.
-@Suite(.enabled(if: StubBus.path != nil, "only in the VM: PANEL_I2C_STUB_BUS names the i2c-stub bus"))
+@Suite(.serialized, .enabled(if: StubBus.path != nil, "only in the VM: PANEL_I2C_STUB_BUS names the i2c-stub bus"))
 struct I2CStubKernelTests {
   static var bus: String? { StubBus.path }
 
@@ -41,23 +41,34 @@ struct I2CStubKernelTests {
     #expect(result == -1 && errno == EOPNOTSUPP)
   }
 
-  @Test func theDriversRegisterReadsGoThroughSMBus() throws {
-    var bus = try LinuxI2CBus(path: try #require(Self.bus))
-    let nau = NAU7802.address
-    // REV_ID (byte data read), PU_CTRL as its register type.
-    #expect(try RegisterIO.read(0x1F, at: nau, on: &bus) == 0x0F)
-    let pu = NAU7802.PUCtrl(rawValue: try RegisterIO.read(NAU7802.PUCtrl.address, at: nau, on: &bus))
+  @Test func theNAU7802DriverWorksThroughSMBus() throws {
+    let linux = try LinuxI2CBus(path: try #require(Self.bus))
+    var bus = linux
+    let nau = NAU7802()
+    // REV_ID (read byte data); PU_CTRL as its register type.
+    #expect(try RegisterIO.read(NAU7802.Register.revisionID.rawValue, at: nau.address, on: &bus) == 0x0F)
+    let pu = try nau.read(NAU7802.PUCtrl.self, on: &bus)
     #expect(pu.powerUpDigital && pu.powerUpAnalog && pu.powerUpReady && pu.conversionReady)
-    // ADCO_B2..B0 as one 3-byte burst (SMBus I2C block read), sign-extended.
-    var adc: (UInt8, UInt8, UInt8) = (0, 0, 0)
-    try withUnsafeMutableBytes(of: &adc) { (p) throws(I2CError) in try RegisterIO.read(0x12, into: p, at: nau, on: &bus) }
-    #expect(adc == (0x80, 0x00, 0x01))
-    #expect(Int32(bitPattern: (UInt32(adc.0) << 24) | (UInt32(adc.1) << 16) | (UInt32(adc.2) << 8)) >> 8 == -8_388_607)
-    // A register write (byte data) reads back.
-    var ctrl1 = NAU7802.Ctrl1()
-    ctrl1.gain = .x128
-    try RegisterIO.write(NAU7802.Ctrl1.address, ctrl1.rawValue, at: nau, on: &bus)
-    #expect(try RegisterIO.read(NAU7802.Ctrl1.address, at: nau, on: &bus) == ctrl1.rawValue)
+    // The ready bit polled through the driver, then the 3-byte ADCO burst
+    // (I2C block read) sign-extended.
+    var ready = PolledDataReady(
+      bit: ReadyBitReader { () throws(I2CError) -> Bool in
+        var b = linux
+        return try nau.isConversionReady(on: &b)
+      }, interval_us: 1_000)
+    #expect(try ready.wait(timeout_us: 5_000))
+    #expect(try nau.readConversion(on: &bus) == -8_388_607)
+    // configure: PU_CTRL, CTRL1+CTRL2 as one 3-byte write (I2C block
+    // write), ADC, PGA, PWR_CTRL, PU_CTRL with CS; read back.
+    let settings = NAU7802Settings()
+    try nau.configure(settings, on: &bus)
+    #expect(try nau.read(NAU7802.Ctrl1.self, on: &bus) == NAU7802.ctrl1(settings))
+    #expect(try nau.read(NAU7802.Ctrl2.self, on: &bus) == NAU7802.ctrl2(settings))
+    #expect(try nau.read(NAU7802.PUCtrl.self, on: &bus).cycleStart)
+    #expect(try RegisterIO.read(NAU7802.Register.adc.rawValue, at: nau.address, on: &bus) == 0x30)
+    // The stub is only memory: the written PU_CTRL has no CR, so polling
+    // now ends at its timeout.
+    #expect(try ready.wait(timeout_us: 3_000) == false)
   }
 
   @Test func anAddressTheStubDoesNotEmulateIsANack() throws {
