@@ -90,6 +90,14 @@ extension PanelCtl {
       Self.show(scan, on: path + " (" + (linux.usesCombinedTransfers ? "I2C" : "SMBus only") + ")")
     }
 
+    func scanning(_ config: DriverConfiguration, _ body: () throws(BusScanError) -> BoardScan) throws -> BoardScan {
+      do throws(BusScanError) {
+        return try body()
+      } catch {
+        throw CommandFailure(message: "\(config.bus): \(error)", status: .error)
+      }
+    }
+
     static func show(_ scan: BusScan, on bus: String) {
       var header = bus
       if let behind = scan.behind { header += ", " + behind.description }
@@ -104,22 +112,27 @@ extension PanelCtl {
     func scanBoard(_ path: String) throws {
       let b = try Board.load(path: path)
       let config = try FrontEndFactory.driverConfiguration(b)
-      guard !config.isSimulated else {
-        throw CommandFailure(
-          message: "\(path): scan --board needs a real bus; [frontend] bus is \"sim\"", status: .error)
-      }
-      let linux = try LinuxI2CBus.open(board: b, config: config)
-      var target = linux
       let report: BoardScan
-      do {
-        report = try BoardScanner.scan(config, on: &target, range: try range()) { linux.claimedByDriver($0) }
-      } catch {
-        throw CommandFailure(message: "\(config.bus): \(error)", status: .error)
+      let header: String
+      let range = try range()
+      if config.isSimulated {
+        // A simulated twin: its simulated chips, wired as the board says.
+        let hardware = try FrontEndFactory.simulatedHardware(
+          board: b, configuration: config, options: RunOptions(speed: 0))
+        var bus = hardware.bus
+        report = try scanning(config) { () throws(BusScanError) in try BoardScanner.scan(config, on: &bus, range: range) }
+        header = config.bus + " (simulated)"
+      } else {
+        let linux = try LinuxI2CBus.open(board: b, config: config)
+        var bus = linux
+        report = try scanning(config) { () throws(BusScanError) in
+          try BoardScanner.scan(config, on: &bus, range: range) { linux.claimedByDriver($0) }
+        }
+        header = config.bus + " (" + (linux.usesCombinedTransfers ? "I2C" : "SMBus only") + ")"
       }
-      let kind = linux.usesCombinedTransfers ? "I2C" : "SMBus only"
       for (i, segment) in report.segments.enumerated() {
         if i > 0 { print("") }
-        Self.show(segment, on: config.bus + " (" + kind + ")")
+        Self.show(segment, on: header)
       }
       let n = report.chips.count
       print("\nboard \(b.name): \(n) chip\(n == 1 ? "" : "s")")

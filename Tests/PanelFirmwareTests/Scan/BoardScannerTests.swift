@@ -6,7 +6,7 @@ import Testing
 /// answers on a simulated bus wired as the board says.
 @Suite struct BoardScannerTests {
   /// sim-plate4-nau7802's wiring on a simulated bus: a TCA9548A at 0x70,
-  /// NAU7802s (REV_ID 0x0F register files) on channels 0...3 except
+  /// simulated NAU7802s on channels 0...3 except
   /// `missing`, a 24C32 at 0x50.
   static func rig(missing: Set<Int> = []) throws -> (DriverConfiguration, SimulatedI2CBus) {
     let board = try Repo.board("sim-plate4-nau7802")
@@ -16,7 +16,7 @@ import Testing
     bus.attach(mux)
     bus.attach(SimulatedEEPROM(kind: .c32, address: 0x50))
     for channel in 0..<4 where !missing.contains(channel) {
-      mux.attach(ScanTestChip(address: 0x2a, registers: [0x1f: 0x0f]), channel: channel)
+      mux.attach(SimulatedNAU7802(signals: nil, cell: nil), channel: channel)
     }
     return (config, bus)
   }
