@@ -11,7 +11,12 @@ extension FrontEndFactory {
       return CellFrontEnd(
         configuration: configuration, chip: NAU7802Cell(settings: configuration.nau7802), bus: bus, clock: clock,
         lines: lines, options: options)
-    case .ads122c04, .frame:
+    case .ads122c04:
+      return CellFrontEnd(
+        configuration: configuration,
+        chip: ADS122C04Cell(settings: configuration.ads122c04), bus: bus, clock: clock, lines: lines,
+        options: options)
+    case .frame:
       return CellFrontEnd(
         configuration: configuration, chip: NAU7802Cell(settings: configuration.nau7802), bus: bus, clock: clock,
         lines: lines, options: options)
