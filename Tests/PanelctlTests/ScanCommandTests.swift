@@ -67,6 +67,15 @@ import Testing
     #expect(!r.stdout.contains("FAILED"))
   }
 
+  @Test func theADS122C04TwinsChipsAreToldByRREG() throws {
+    let r = try Panelctl.run(["scan", "--board", "boards/sim-plate4-ads122c04.toml", "0x40", "0x4f"])
+    #expect(r.status == 0, "\(r.stderr)")
+    for a in ["0x40", "0x41", "0x44", "0x45"] {
+      #expect(r.stdout.contains(a + "  ADS122C04     config "))
+      #expect(r.stdout.contains("  ok       sim address \(a) (ADS122C04)"))
+    }
+  }
+
   @Test func aChipThatDoesNotAnswerIsNamedByBusChannelAndAddress() throws {
     let dir = try Panelctl.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }

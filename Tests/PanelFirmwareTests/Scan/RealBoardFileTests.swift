@@ -21,12 +21,16 @@ import Testing
     #expect(real.simulation == nil)
   }
 
-  @Test func ads122c04x4HasFourStrappedAddressesAndNoSwitch() throws {
+  @Test func ads122c04x4IsTheTwinOnARealBus() throws {
     let c = try FrontEndFactory.driverConfiguration(try Repo.board("rpi4-ads122c04x4"))
+    let twin = try FrontEndFactory.driverConfiguration(try Repo.board("sim-plate4-ads122c04"))
     #expect(c.chip == .ads122c04 && c.bus == "/dev/i2c-1" && c.mux == nil)
     #expect(c.places.map(\.address.rawValue) == [0x40, 0x41, 0x44, 0x45])
-    #expect(c.ads122c04.samplesPerSecond == 330 && c.ads122c04.crc && c.ads122c04.counter)
-    #expect(c.dataReady?.lines == [5, 6, 13, 19])
+    #expect(c.places == twin.places && c.bus_khz == twin.bus_khz)
+    #expect(c.ads122c04 == twin.ads122c04)
+    #expect(c.ads122c04.samplesPerSecond == 600 && c.ads122c04.crc && c.ads122c04.counter)
+    #expect(c.dataReady == twin.dataReady)
+    #expect(c.eeprom == twin.eeprom)
   }
 
   @Test func theFrameBoardHasOneControllerAndOneLine() throws {
