@@ -93,7 +93,7 @@ extension Twins {
   {
     let (c, hw) = try hardware(board, scenario: scenario)
     let fe = FrameFrontEnd(
-      configuration: c, cellCount: board.cellCount, bus: hw.bus, clock: hw.clock, lines: hw.dataReadyLines(),
+      configuration: c, bus: hw.bus, clock: hw.clock, lines: hw.dataReadyLines(),
       options: options)
     return Twin(board: board, configuration: c, hardware: hw, frontEnd: fe, frame: RawFrame(cellCount: board.cellCount))
   }

@@ -4,7 +4,7 @@ extension FrontEndFactory {
   /// The front end of `configuration` over any bus, clock and data-ready
   /// lines (empty `lines`: the driver polls the chips' ready bits).
   public static func driverFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>(
-    configuration: DriverConfiguration, cellCount: Int, bus: Bus, clock: Clock, lines: [Line], options: RunOptions
+    configuration: DriverConfiguration, bus: Bus, clock: Clock, lines: [Line], options: RunOptions
   ) -> any FrontEnd {
     switch configuration.chip {
     case .nau7802:
@@ -17,8 +17,7 @@ extension FrontEndFactory {
         chip: ADS122C04Cell(settings: configuration.ads122c04), bus: bus, clock: clock, lines: lines,
         options: options)
     case .frame:
-      return FrameFrontEnd(
-        configuration: configuration, cellCount: cellCount, bus: bus, clock: clock, lines: lines, options: options)
+      return FrameFrontEnd(configuration: configuration, bus: bus, clock: clock, lines: lines, options: options)
     }
   }
 
@@ -34,7 +33,7 @@ extension FrontEndFactory {
       if d.isFinite { o.duration_s = d }
     }
     let inner = driverFrontEnd(
-      configuration: configuration, cellCount: board.cellCount, bus: hardware.bus, clock: hardware.clock, lines: hardware.dataReadyLines(),
+      configuration: configuration, bus: hardware.bus, clock: hardware.clock, lines: hardware.dataReadyLines(),
       options: o)
     return twin(inner, hardware)
   }

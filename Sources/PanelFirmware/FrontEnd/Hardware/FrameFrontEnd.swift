@@ -36,18 +36,16 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
   var timeout_us: Int64 { period_us + Int64(configuration.timeout_ms) * 1000 }
 
   /// - Parameter lines: the DRDY line (one), or empty to poll STATUS.
-  public init(
-    configuration: DriverConfiguration, cellCount: Int, bus: Bus, clock: Clock, lines: [Line], options: RunOptions
-  ) {
+  public init(configuration: DriverConfiguration, bus: Bus, clock: Clock, lines: [Line], options: RunOptions) {
     self.configuration = configuration
     io = ChipBus(
       bus: bus, clock: clock, mux: configuration.mux.map { TCA9548A(address: $0) },
       retries: configuration.retries)
     line = lines.first
     location = configuration.location(of: 0)
-    self.cellCount = cellCount
+    cellCount = configuration.cellCount
     period_us = 1_000_000 / Int64(max(configuration.frame.rate_hz, 1))
-    buffer = TransferBuffer(count: FrameProtocol.frameSize(cells: cellCount))
+    buffer = TransferBuffer(count: FrameProtocol.frameSize(cells: configuration.cellCount))
     limit = RunLimit(options: options)
   }
 
