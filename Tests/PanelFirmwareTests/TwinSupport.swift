@@ -86,3 +86,15 @@ extension Twins {
     return Twin(board: board, configuration: c, hardware: hw, frontEnd: fe, frame: RawFrame(cellCount: board.cellCount))
   }
 }
+
+extension Twins {
+  static func frame(_ board: Board, scenario: Scenario = .idle(), options: RunOptions = RunOptions(speed: 0))
+    throws -> Twin<FrameFrontEnd<SimulatedI2CBus, SimulatedClock, SimLine>>
+  {
+    let (c, hw) = try hardware(board, scenario: scenario)
+    let fe = FrameFrontEnd(
+      configuration: c, bus: hw.bus, clock: hw.clock, lines: hw.dataReadyLines(),
+      options: options)
+    return Twin(board: board, configuration: c, hardware: hw, frontEnd: fe, frame: RawFrame(cellCount: board.cellCount))
+  }
+}

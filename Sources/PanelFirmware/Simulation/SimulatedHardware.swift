@@ -14,6 +14,7 @@ public final class SimulatedHardware {
   public let mux: SimulatedTCA9548A?
   public private(set) var nau7802s: [SimulatedNAU7802] = []
   public private(set) var ads122c04s: [SimulatedADS122C04] = []
+  public private(set) var frameController: SimulatedFrameController?
   public let eeprom: SimulatedEEPROM?
   /// Each chip's data-ready pin, in chip order.
   public private(set) var pins: [any SimulatedDataReadySource] = []
@@ -63,7 +64,11 @@ public final class SimulatedHardware {
         pins.append(chip)
         if !p.absent.contains(i) { attach(chip, at: place) }
       case .frame:
-        break
+        let chip = SimulatedFrameController(address: place.address, signals: signals, cellCount: board.cellCount)
+        chip.oscillatorError = oscillator
+        frameController = chip
+        pins.append(chip)
+        if !p.absent.contains(i) { attach(chip, at: place) }
       }
     }
   }

@@ -17,9 +17,7 @@ extension FrontEndFactory {
         chip: ADS122C04Cell(settings: configuration.ads122c04), bus: bus, clock: clock, lines: lines,
         options: options)
     case .frame:
-      return CellFrontEnd(
-        configuration: configuration, chip: NAU7802Cell(settings: configuration.nau7802), bus: bus, clock: clock,
-        lines: lines, options: options)
+      return FrameFrontEnd(configuration: configuration, bus: bus, clock: clock, lines: lines, options: options)
     }
   }
 
