@@ -33,12 +33,16 @@ import Testing
     #expect(c.eeprom == twin.eeprom)
   }
 
-  @Test func theFrameBoardHasOneControllerAndOneLine() throws {
+  @Test func theFrameBoardIsTheTwinOnARealBus() throws {
     let board = try Repo.board("rpi4-frame-grid")
     let c = try FrontEndFactory.driverConfiguration(board)
-    #expect(board.cellCount == 48)
-    #expect(c.chip == .frame && c.places == [DriverConfiguration.Place(address: 0x28)])
-    #expect(c.dataReady?.lines == [4])
+    let twinBoard = try Repo.board("sim-grid-frame")
+    let twin = try FrontEndFactory.driverConfiguration(twinBoard)
+    #expect(board.cellCount == 48 && twinBoard.cellCount == 48)
+    #expect(board.rate_hz == twinBoard.rate_hz)
+    #expect(c.chip == .frame && c.bus == "/dev/i2c-1" && c.places == [DriverConfiguration.Place(address: 0x28)])
+    #expect(c.places == twin.places && c.bus_khz == twin.bus_khz)
+    #expect(c.dataReady == twin.dataReady && c.eeprom == twin.eeprom)
   }
 
   static var noI2C1: Bool { access("/dev/i2c-1", F_OK) != 0 }
