@@ -19,6 +19,9 @@ host_venv
 PANELCTL="$(swift build --show-bin-path)/panelctl" \
   "$HOST_VENV/bin/python" -m unittest discover -s Tests/host -t Tests/host
 
+echo "== real kernel paths in a VM: scripts/vm/run.sh (PANEL_VM=0 skips)" >&2
+if [ "${PANEL_VM:-1}" != 0 ]; then bash scripts/vm/run.sh; fi
+
 echo "== Embedded Swift, -no-allocations: ForceCore" >&2
 bash scripts/embedded-check.sh
 echo "== all checks passed" >&2

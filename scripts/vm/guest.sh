@@ -7,6 +7,7 @@ REPO=$1
 BUILD_DIR=$2
 shift 2
 export REPO BUILD_DIR PANELCTL=$BUILD_DIR/panelctl
+export TESTS=$BUILD_DIR/ForcePanelPackageTests.xctest
 export VM_TMP
 VM_TMP=$(mktemp -d /tmp/vm-checks.XXXXXX)
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -27,6 +28,5 @@ for c in "$@"; do
     failed=$((failed + 1))
   fi
 done
-echo "== vm: guest done"
-echo "vm checks: $passed passed, $failed failed"
+echo "== vm: guest done: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

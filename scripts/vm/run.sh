@@ -17,6 +17,8 @@
 #   REPO       the repository root (read-only inside the guest)
 #   VM_TMP     a writable scratch directory inside the guest
 #   BUILD_DIR  the SwiftPM build directory (.build/debug)
+#   TESTS      the Swift test bundle; a check runs suites that only the VM
+#              enables with `"$TESTS" --testing-library swift-testing --filter NAME`
 # It passes by exiting 0. Whatever it prints is shown with its name in front.
 # Kernel modules come from the kernel being booted (modprobe works).
 #
@@ -75,8 +77,8 @@ echo "== vm: setup $(( $(date +%s) - t0 )) s, kernel $KERNEL" >&2
 [ "$setup_only" = 1 ] && exit 0
 
 # --- what the checks run -------------------------------------------------
-echo "== vm: build panelctl" >&2
-swift build --product panelctl >&2
+echo "== vm: build panelctl and the tests" >&2
+swift build --build-tests >&2
 BUILD_DIR=$(swift build --show-bin-path)
 
 if [ ${#selected[@]} -eq 0 ]; then

@@ -19,6 +19,13 @@ extension PanelCtl {
       help: ArgumentHelp("The I2C bus: /dev/i2c-N, i2c-N or N.", valueName: "BUS"))
     var bus: String?
 
+    @Option(
+      name: .long,
+      help: ArgumentHelp(
+        "A board file: scan its bus and every switch channel it uses, and check each chip it names.",
+        valueName: "BOARD.toml"))
+    var board: String?
+
     @Option(name: .long, help: ArgumentHelp("Scan behind this TCA9548A switch (0x70...0x77; default 0x70 with --channel).", valueName: "ADDRESS"))
     var mux: String?
 
@@ -35,7 +42,11 @@ extension PanelCtl {
     var last: String?
 
     func validate() throws {
-      if bus == nil { throw ValidationError("give the bus to scan: --bus /dev/i2c-N") }
+      if bus == nil && board == nil { throw ValidationError("give the bus to scan: --bus /dev/i2c-N or --board BOARD.toml") }
+      if bus != nil && board != nil { throw ValidationError("--bus and --board exclude each other") }
+      if board != nil && (mux != nil || channel != nil) {
+        throw ValidationError("--mux and --channel come from the board file with --board")
+      }
       _ = try range()
       _ = try behind()
     }
@@ -59,6 +70,7 @@ extension PanelCtl {
     }
 
     func run() throws {
+      if let board { return try scanBoard(board) }
       let path = BusName.path(bus ?? "")
       let range = try range()
       let behind = try behind()
@@ -75,12 +87,63 @@ extension PanelCtl {
       } catch {
         throw CommandFailure(message: "\(path): \(error)", status: .error)
       }
-      var header = path + " (" + (linux.usesCombinedTransfers ? "I2C" : "SMBus only") + ")"
-      if let behind { header += ", " + behind.description }
+      Self.show(scan, on: path + " (" + (linux.usesCombinedTransfers ? "I2C" : "SMBus only") + ")")
+    }
+
+    func scanning(_ config: DriverConfiguration, _ body: () throws(BusScanError) -> BoardScan) throws -> BoardScan {
+      do throws(BusScanError) {
+        return try body()
+      } catch {
+        throw CommandFailure(message: "\(config.bus): \(error)", status: .error)
+      }
+    }
+
+    static func show(_ scan: BusScan, on bus: String) {
+      var header = bus
+      if let behind = scan.behind { header += ", " + behind.description }
       print(header)
       print(ScanTable.grid(scan), terminator: "")
       let listing = ScanTable.listing(scan)
       if !listing.isEmpty { print("\n" + listing, terminator: "") }
+    }
+
+    /// Scans a board's bus and checks every chip the board names; fails
+    /// naming the first chip that is not as the board says.
+    func scanBoard(_ path: String) throws {
+      let b = try Board.load(path: path)
+      let config = try FrontEndFactory.driverConfiguration(b)
+      let report: BoardScan
+      let header: String
+      let range = try range()
+      if config.isSimulated {
+        // A simulated twin: its simulated chips, wired as the board says.
+        let hardware = try FrontEndFactory.simulatedHardware(
+          board: b, configuration: config, options: RunOptions(speed: 0))
+        var bus = hardware.bus
+        report = try scanning(config) { () throws(BusScanError) in try BoardScanner.scan(config, on: &bus, range: range) }
+        header = config.bus + " (simulated)"
+      } else {
+        let linux = try LinuxI2CBus.open(board: b, config: config)
+        var bus = linux
+        report = try scanning(config) { () throws(BusScanError) in
+          try BoardScanner.scan(config, on: &bus, range: range) { linux.claimedByDriver($0) }
+        }
+        header = config.bus + " (" + (linux.usesCombinedTransfers ? "I2C" : "SMBus only") + ")"
+      }
+      for (i, segment) in report.segments.enumerated() {
+        if i > 0 { print("") }
+        Self.show(segment, on: header)
+      }
+      let n = report.chips.count
+      print("\nboard \(b.name): \(n) chip\(n == 1 ? "" : "s")")
+      for (chip, status) in report.chips {
+        print((status.isOK ? "  ok       " : "  FAILED   ") + (status.isOK ? chip.location.description : BoardScanner.message(chip, status)))
+      }
+      let problems = report.problems
+      if let first = problems.first {
+        let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
+        throw CommandFailure(message: BoardScanner.message(first.chip, first.status) + more, status: .error)
+      }
     }
   }
 }

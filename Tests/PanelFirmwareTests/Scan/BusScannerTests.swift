@@ -41,13 +41,13 @@ final class ScanTestChip: SimulatedI2CDevice {
 /// looks like, behind a TCA9548A channel, and the exact traffic it makes.
 @Suite struct BusScannerTests {
   /// A bench: an EEPROM at 0x50 and a switch at 0x70 on the main bus, a
-  /// NAU7802-like register file (REV_ID 0x0F) on channel 2.
+  /// simulated NAU7802 on channel 2.
   static func bench() -> (SimulatedI2CBus, SimulatedTCA9548A) {
     let bus = SimulatedI2CBus()
     let mux = SimulatedTCA9548A(address: 0x70)
     bus.attach(SimulatedEEPROM(kind: .c02, address: 0x50))
     bus.attach(mux)
-    mux.attach(ScanTestChip(address: 0x2a, registers: [0x1f: 0x0f]), channel: 2)
+    mux.attach(SimulatedNAU7802(signals: nil, cell: nil), channel: 2)
     return (bus, mux)
   }
 

@@ -41,3 +41,43 @@ msg=$("$PANELCTL" scan --bus /dev/i2c-9 2>&1); rc=$?
 set -e
 echo "\$ panelctl scan --bus /dev/i2c-9  ->  exit $rc: $msg"
 [ "$rc" = 1 ] && echo "$msg" | grep -q '/dev/i2c-9' || fail "a missing bus was not reported"
+
+# A board file on the stub bus: one NAU7802 at 0x2a, found; then the same
+# board with an EEPROM at 0x50 that is not there, named by bus and address.
+board() {
+  cat <<TOML
+[board]
+name = "stub-nau7802"
+[panel]
+width_mm = 100.0
+height_mm = 100.0
+[[cell]]
+x_mm = 50.0
+y_mm = 50.0
+[frontend]
+kind = "nau7802"
+bus = "$bus"
+$1
+[sampling]
+rate_hz = 10
+TOML
+}
+board "" >"$VM_TMP/stub.toml"
+echo "\$ panelctl scan --board stub.toml 0x28 0x2f"
+"$PANELCTL" scan --board "$VM_TMP/stub.toml" 0x28 0x2f
+
+board $'[frontend.eeprom]\nkind = "24c02"\naddress = 0x50' >"$VM_TMP/stub-eeprom.toml"
+set +e
+out=$("$PANELCTL" scan --board "$VM_TMP/stub-eeprom.toml" 0x28 0x2f 2>&1); rc=$?
+set -e
+echo "\$ panelctl scan --board stub-eeprom.toml 0x28 0x2f  ->  exit $rc"
+echo "$out" | grep -v '^panelctl: error' | tail -3
+echo "$out" | grep '^panelctl: error'
+[ "$rc" = 1 ] || fail "a missing EEPROM did not fail the scan"
+echo "$out" | grep -q "^panelctl: error: no answer from $bus address 0x50 (24C02)" || fail "the missing EEPROM was not named"
+
+# The driver's register reads through LinuxI2CBus on the real kernel
+# (Tests/PanelFirmwareTests/Linux/I2CStubKernelTests.swift).
+echo "\$ swift-testing --filter I2CStubKernelTests (PANEL_I2C_STUB_BUS=$bus)"
+PANEL_I2C_STUB_BUS=$bus "$TESTS" --testing-library swift-testing --filter I2CStubKernelTests 2>&1 |
+  sed 's/\x1b\[[0-9;]*m//g; s/Test run with/in-VM test run with/' | grep -v '^↳'
