@@ -133,3 +133,27 @@ import Testing
     #expect(r.stderr.hasPrefix("panelctl: error: cannot resolve \"no-such-host.invalid\""), "\(r.stderr)")
   }
 }
+
+/// `stream --record`: the raw frames recorded while streaming replay into
+/// the same reports.
+@Suite struct StreamRecordTests {
+  @Test func recordingWhileStreamingReplaysToTheSameReports() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let csv = dir.appendingPathComponent("live.csv").path
+    // 3 s: the firm press is still down at the end, so the run's last
+    // report cancels it without a new frame (and adds no row).
+    let live = try Panelctl.run([
+      "stream", "--board", "boards/sim-plate4.toml", "--speed", "0", "--frames", "960", "--record", csv,
+    ])
+    #expect(live.status == 0, "\(live.stderr)")
+    let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+    #expect(rows.count == 1 + 960)
+    let replay = try Panelctl.run([
+      "replay", csv, "--board", "boards/sim-plate4.toml", "--calibration", "calibration/sim-plate4.toml",
+    ])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(replay.stdout == live.stdout)
+    #expect(live.lines.last?.contains("\"phase\":\"cancelled\"") == true)
+  }
+}
