@@ -61,7 +61,8 @@ enum Twins {
   {
     let (c, hw) = try hardware(board, scenario: scenario)
     let fe = NAU7802FrontEnd(
-      configuration: c, bus: hw.bus, clock: hw.clock, lines: hw.dataReadyLines(), options: options)
+      configuration: c, chip: NAU7802Cell(settings: c.nau7802), bus: hw.bus, clock: hw.clock,
+      lines: hw.dataReadyLines(), options: options)
     return Twin(board: board, configuration: c, hardware: hw, frontEnd: fe, frame: RawFrame(cellCount: board.cellCount))
   }
 }
@@ -71,5 +72,29 @@ extension I2CTransferEvent {
   static func bytes24(_ v: Int32) -> [UInt8] {
     let u = UInt32(bitPattern: v)
     return [UInt8(truncatingIfNeeded: u >> 16), UInt8(truncatingIfNeeded: u >> 8), UInt8(truncatingIfNeeded: u)]
+  }
+}
+
+extension Twins {
+  static func ads122c04(_ board: Board, scenario: Scenario = .idle(), options: RunOptions = RunOptions(speed: 0))
+    throws -> Twin<ADS122C04FrontEnd<SimulatedI2CBus, SimulatedClock, SimLine>>
+  {
+    let (c, hw) = try hardware(board, scenario: scenario)
+    let fe = ADS122C04FrontEnd(
+      configuration: c, chip: ADS122C04Cell(settings: c.ads122c04), bus: hw.bus, clock: hw.clock,
+      lines: hw.dataReadyLines(), options: options)
+    return Twin(board: board, configuration: c, hardware: hw, frontEnd: fe, frame: RawFrame(cellCount: board.cellCount))
+  }
+}
+
+extension Twins {
+  static func frame(_ board: Board, scenario: Scenario = .idle(), options: RunOptions = RunOptions(speed: 0))
+    throws -> Twin<FrameFrontEnd<SimulatedI2CBus, SimulatedClock, SimLine>>
+  {
+    let (c, hw) = try hardware(board, scenario: scenario)
+    let fe = FrameFrontEnd(
+      configuration: c, bus: hw.bus, clock: hw.clock, lines: hw.dataReadyLines(),
+      options: options)
+    return Twin(board: board, configuration: c, hardware: hw, frontEnd: fe, frame: RawFrame(cellCount: board.cellCount))
   }
 }

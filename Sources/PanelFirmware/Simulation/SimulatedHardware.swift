@@ -13,6 +13,8 @@ public final class SimulatedHardware {
   public let signals: PanelSignals
   public let mux: SimulatedTCA9548A?
   public private(set) var nau7802s: [SimulatedNAU7802] = []
+  public private(set) var ads122c04s: [SimulatedADS122C04] = []
+  public private(set) var frameController: SimulatedFrameController?
   public let eeprom: SimulatedEEPROM?
   /// Each chip's data-ready pin, in chip order.
   public private(set) var pins: [any SimulatedDataReadySource] = []
@@ -51,8 +53,22 @@ public final class SimulatedHardware {
         nau7802s.append(chip)
         pins.append(chip)
         if !p.absent.contains(i) { attach(chip, at: place) }
-      case .ads122c04, .frame:
-        break
+      case .ads122c04:
+        var q = SimulatedADS122C04.Parameters()
+        q.oscillatorError = oscillator
+        q.inputOffset_counts = offset
+        let second = c.ads122c04.input == .ain2ain3
+        let chip = SimulatedADS122C04(
+          address: place.address, signals: signals, cell: second ? nil : i, cell2: second ? i : nil, parameters: q)
+        ads122c04s.append(chip)
+        pins.append(chip)
+        if !p.absent.contains(i) { attach(chip, at: place) }
+      case .frame:
+        let chip = SimulatedFrameController(address: place.address, signals: signals, cellCount: board.cellCount)
+        chip.oscillatorError = oscillator
+        frameController = chip
+        pins.append(chip)
+        if !p.absent.contains(i) { attach(chip, at: place) }
       }
     }
   }

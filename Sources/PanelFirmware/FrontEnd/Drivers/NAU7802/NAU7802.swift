@@ -159,6 +159,6 @@ public struct NAU7802: Sendable, Equatable {
   /// A 24-bit two's-complement value, most significant byte first.
   @inline(__always)
   public static func signExtend(_ b2: UInt8, _ b1: UInt8, _ b0: UInt8) -> Int32 {
-    Int32(bitPattern: UInt32(b2) << 24 | UInt32(b1) << 16 | UInt32(b0) << 8) >> 8
+    RegisterIO.signExtend24(b2, b1, b0)
   }
 }

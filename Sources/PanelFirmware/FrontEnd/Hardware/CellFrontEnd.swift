@@ -1,11 +1,12 @@
 import ForceCore
 
-/// A panel read by one NAU7802 per cell, behind an optional TCA9548A,
-/// generic over the bus, the clock and the data-ready lines: the Linux
-/// i2c-dev bus with libgpiod lines for a real board, the simulated bus with
-/// simulated lines for its twin.
+/// A panel read by one ADC per cell (a `CellChip` family: NAU7802,
+/// ADS122C04), behind an optional TCA9548A, generic over the chip family,
+/// the bus, the clock and the data-ready lines: the Linux i2c-dev bus with
+/// libgpiod lines for a real board, the simulated bus with simulated lines
+/// for its twin.
 ///
-/// Each chip goes through a bring-up state machine (`Step`) that never
+/// Each chip goes through a bring-up state machine (`CellStep`) that never
 /// blocks: `start()` runs all chips' machines to the end (a chip that fails
 /// there is an error naming its bus, mux channel and address); while
 /// streaming, a chip that fails, resets or stops converting is reported, its
@@ -13,19 +14,12 @@ import ForceCore
 /// restarted with growing back-off while the other chips keep going.
 ///
 /// A frame: for each chip in cell order, wait for its data-ready line (or
-/// poll PU_CTRL.CR), then one 3-byte burst from ADCO. A chip whose
-/// conversion does not come within its period plus `timeout_ms` makes the
-/// frame missed and invalid; its PU_CTRL then tells a reset (PUD or CS
-/// clear: re-initialise) from a stuck chip.
-public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>: FrontEnd {
-  /// Bring-up steps (see `NAU7802`).
-  public enum Step: Equatable, Sendable {
-    case reset
-    case waitPowerUp(deadline_us: Int64)
-    case settle
-    case calibrating(deadline_us: Int64)
-    case discarding(Int)
-  }
+/// poll its ready bit), then read its result. A chip whose conversion does
+/// not come within its period plus `timeout_ms` makes the frame missed and
+/// invalid; the chip's registers then tell a reset (re-initialise) from a
+/// stuck chip. A result that fails its CRC is read again (a retry).
+public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>: FrontEnd {
+  public typealias Step = CellStep<Chip.Step>
 
   public let configuration: DriverConfiguration
   public var io: ChipBus<Bus, Clock>
@@ -40,14 +34,18 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
   var limit: RunLimit
   var sequence: UInt32 = 0
   var notices = NoticeQueue()
+  /// One driver per chip (drivers may keep state, e.g. a counter).
+  public private(set) var chips: [Chip]
   public let period_us: Int64
 
   public var health: FrontEndHealth { io.health }
   public var cellCount: Int { configuration.places.count }
-  var settings: NAU7802Settings { configuration.nau7802 }
-
-  /// - Parameter lines: one per chip, or empty to poll PU_CTRL.CR.
-  public init(configuration: DriverConfiguration, bus: Bus, clock: Clock, lines: [Line], options: RunOptions) {
+  /// - Parameters:
+  ///   - chip: the driver of every chip, as configured.
+  ///   - lines: one per chip, or empty to poll the chips' ready bits.
+  public init(
+    configuration: DriverConfiguration, chip: Chip, bus: Bus, clock: Clock, lines: [Line], options: RunOptions
+  ) {
     self.configuration = configuration
     io = ChipBus(
       bus: bus, clock: clock, mux: configuration.mux.map { TCA9548A(address: $0) },
@@ -55,12 +53,13 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
     self.lines = lines.count == configuration.places.count ? lines : []
     let n = configuration.places.count
     locations = (0..<n).map { configuration.location(of: $0) }
-    conditions = Array(repeating: .bringingUp(.reset, wake_us: 0), count: n)
+    conditions = Array(repeating: .bringingUp(.chip(chip.firstStep), wake_us: 0), count: n)
+    chips = Array(repeating: chip, count: n)
     misses = Array(repeating: 0, count: n)
     lastData_us = Array(repeating: 0, count: n)
     backoff_us = Array(repeating: 0, count: n)
     limit = RunLimit(options: options)
-    period_us = 1_000_000 / Int64(configuration.nau7802.rate.samplesPerSecond)
+    period_us = chip.period_us
   }
 
   var timeout_us: Int64 { period_us + Int64(configuration.timeout_ms) * 1000 }
@@ -75,7 +74,7 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
       throw .chip(mux.description, error)
     }
     let now = io.clock.now_us()
-    for i in conditions.indices { conditions[i] = .bringingUp(.reset, wake_us: now) }
+    for i in conditions.indices { conditions[i] = .bringingUp(.chip(chips[i].firstStep), wake_us: now) }
     while true {
       service(duringStart: true)
       var wake = Int64.max
@@ -108,7 +107,6 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
         continue
       }
       anyReady = true
-      let place = configuration.places[i]
       do throws(I2CError) {
         guard try waitForData(i) else {
           missed = true
@@ -118,7 +116,11 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
         }
         let now = io.clock.now_us()
         if time_us == nil { time_us = now }
-        frame.counts[i] = try io.run(place) { (bus) throws(I2CError) in try NAU7802().readConversion(on: &bus) }
+        guard let value = try readChecked(i) else {
+          valid = false
+          continue
+        }
+        frame.counts[i] = value
         lastData_us[i] = now
         misses[i] = 0
       } catch {
@@ -155,7 +157,7 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
     let place = configuration.places[i]
     let deadline = io.clock.now_us() + timeout_us
     while true {
-      if try io.run(place, { (bus) throws(I2CError) in try NAU7802().isConversionReady(on: &bus) }) { return true }
+      if try chips[i].hasResult(at: place, io: &io) { return true }
       let now = io.clock.now_us()
       if now >= deadline { return false }
       // Sleep until just before the conversion is due, then poll briskly.
@@ -173,25 +175,44 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
         return false
       }
     }
-    return try io.run(configuration.places[i]) { (bus) throws(I2CError) in try NAU7802().isConversionReady(on: &bus) }
+    return try chips[i].hasResult(at: configuration.places[i], io: &io)
+  }
+
+  /// Reads chip `i`'s result; a result failing its CRC is read again up
+  /// to the retry limit (nil: still corrupt, the chip counts as failing).
+  mutating func readChecked(_ i: Int) throws(I2CError) -> Int32? {
+    let place = configuration.places[i]
+    var attempt = 0
+    while true {
+      switch try chips[i].read(at: place, io: &io) {
+      case .value(let v, let missed):
+        if missed > 0 { io.health.missedFrames += missed }
+        return v
+      case .corrupt:
+        io.health.busErrors += 1
+        if attempt >= configuration.retries {
+          fail(i, .corruptData)
+          return nil
+        }
+        attempt += 1
+        io.health.retries += 1
+      }
+    }
   }
 
   /// After a missed conversion: a chip that lost its configuration was
   /// reset (brown-out) and is brought up again; one that keeps its
   /// configuration but stops converting is stuck.
   mutating func diagnose(_ i: Int) throws(I2CError) {
-    let p = try io.run(configuration.places[i]) { (bus) throws(I2CError) in try NAU7802().read(NAU7802.PUCtrl.self, on: &bus) }
-    let expected = NAU7802.runningPUCtrl(settings)
-    if !p.powerUpDigital || !p.powerUpAnalog || !p.cycleStart || p.registerReset
-      || p.internalLDO != expected.internalLDO
-    {
+    switch try chips[i].diagnose(at: configuration.places[i], io: &io) {
+    case .reset(let seen):
       io.health.reinitialisations += 1
-      post("\(locations[i]): reset detected (PU_CTRL \(p)); re-initialising, frames invalid meanwhile")
-      conditions[i] = .bringingUp(.reset, wake_us: io.clock.now_us())
-      return
+      post("\(locations[i]): reset detected (\(seen)); re-initialising, frames invalid meanwhile")
+      conditions[i] = .bringingUp(.chip(chips[i].firstStep), wake_us: io.clock.now_us())
+    case .stuck:
+      misses[i] += 1
+      if misses[i] >= 3 { fail(i, .noConversions) }
     }
-    misses[i] += 1
-    if misses[i] >= 3 { fail(i, .noConversions) }
   }
 
   // MARK: Bring-up
@@ -207,7 +228,7 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
       case .failed(_, let retry):
         guard !duringStart, now >= retry else { continue }
         io.health.reinitialisations += 1
-        conditions[i] = .bringingUp(.reset, wake_us: now)
+        conditions[i] = .bringingUp(.chip(chips[i].firstStep), wake_us: now)
       case .bringingUp(_, let wake):
         guard now >= wake else { continue }
       }
@@ -223,42 +244,20 @@ public struct NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataRead
   mutating func advance(_ i: Int, _ step: Step, now: Int64) throws(I2CError) {
     let place = configuration.places[i]
     switch step {
-    case .reset:
-      try io.run(place) { (bus) throws(I2CError) in try NAU7802().resetRegisters(on: &bus) }
-      conditions[i] = .bringingUp(.waitPowerUp(deadline_us: now + 2_000), wake_us: io.clock.now_us() + 210)
-    case .waitPowerUp(let deadline):
-      if try io.run(place, { (bus) throws(I2CError) in try NAU7802().isPowerUpReady(on: &bus) }) {
-        let s = settings
-        try io.run(place) { (bus) throws(I2CError) in try NAU7802().configure(s, on: &bus) }
-        conditions[i] = .bringingUp(.settle, wake_us: io.clock.now_us() + Int64(s.settle_ms) * 1000)
-      } else if now >= deadline {
-        fail(i, .powerUpNeverReady)
-      } else {
-        conditions[i] = .bringingUp(step, wake_us: now + 100)
-      }
-    case .settle:
-      let s = settings
-      try io.run(place) { (bus) throws(I2CError) in try NAU7802().startCalibration(.internalOffset, settings: s, on: &bus) }
-      let t = io.clock.now_us()
-      conditions[i] = .bringingUp(.calibrating(deadline_us: t + 1_000_000), wake_us: t + 10_000)
-    case .calibrating(let deadline):
-      switch try io.run(place, { (bus) throws(I2CError) in try NAU7802().calibrationStatus(on: &bus) }) {
-      case .running:
-        if now >= deadline {
-          fail(i, .calibrationTimeout)
-        } else {
-          conditions[i] = .bringingUp(step, wake_us: io.clock.now_us() + 10_000)
-        }
-      case .failed:
-        fail(i, .calibrationFailed)
-      case .done:
-        conditions[i] = .bringingUp(.discarding(settings.discard), wake_us: io.clock.now_us())
+    case .chip(let s):
+      switch try chips[i].advance(s, at: place, io: &io) {
+      case .next(let next, let after):
+        conditions[i] = .bringingUp(.chip(next), wake_us: io.clock.now_us() + after)
+      case .discard(let n):
+        conditions[i] = .bringingUp(.discarding(n), wake_us: io.clock.now_us())
+      case .failed(let fault):
+        fail(i, fault)
       }
     case .discarding(let remaining):
       if remaining <= 0 {
         becomeReady(i)
       } else if try hasData(i) {
-        _ = try io.run(place) { (bus) throws(I2CError) in try NAU7802().readConversion(on: &bus) }
+        _ = try chips[i].read(at: place, io: &io)
         let t = io.clock.now_us()
         lastData_us[i] = t
         if remaining == 1 {
