@@ -46,7 +46,8 @@ struct ReportRun {
 
   func run<F: FrontEnd>(_ frontEnd: F) throws {
     guard let h = board.haptics else { return try run(frontEnd, haptics: NoHaptics()) }
-    try run(frontEnd, haptics: try InteractionSetup.haptics(h, board: board))
+    if h.bus == "sim" { return try run(frontEnd, haptics: InteractionSetup.started(HapticsFactory.simulated(h).feedback)) }
+    try run(frontEnd, haptics: InteractionSetup.started(try HapticsFactory.linux(h)))
   }
 
   func run<F: FrontEnd, H: HapticOutput>(_ frontEnd: F, haptics: H) throws {
