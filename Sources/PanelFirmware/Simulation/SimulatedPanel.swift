@@ -13,7 +13,7 @@ public struct SimulatedPanel: FrontEnd {
   public let parameters: SimulationParameters
   /// The cells as drawn from the seed.
   public let cells: [SimulatedCell]
-  public private(set) var scenario: Scenario
+  public internal(set) var scenario: Scenario
   public private(set) var health = FrontEndHealth()
   public var cellCount: Int { cells.count }
   let sharing: LoadSharing
@@ -46,6 +46,7 @@ public struct SimulatedPanel: FrontEnd {
           tcSpan_per_c: draw.symmetric() * parameters.tcSpan_per_c,
           creep: parameters.creep * (0.5 + draw.uniform())))
     }
+    parameters.applyOverrides(to: &cells)
     self.cells = cells
     if let grid = board.grid {
       sharing = LoadSharing(grid: board.cells, pitch: grid.pitch_mm, depth: parameters.spread_mm)

@@ -1,0 +1,55 @@
+/// A simulated calibration fixture: the simulated panel places and lifts
+/// reference masses and sets its own temperature (a climate chamber), so a
+/// whole calibration procedure runs without anyone at the bench.
+///
+/// A placed mass is a press that ramps up over `rise_s` and stays until it is
+/// lifted; changes take effect at the simulated time of the next frame.
+extension SimulatedPanel {
+  /// The simulated time of the next frame, seconds.
+  public var time_s: Double { Double(frameIndex) / Double(board.rate_hz) }
+
+  /// Lowers a load of `force_n` newtons onto the panel at (`x_mm`, `y_mm`).
+  public mutating func placeLoad(force_n: Double, x_mm: Double, y_mm: Double, rise_s: Double = 0.2) {
+    pruneEndedTouches()
+    let t = time_s
+    scenario.touches.append(
+      ScriptedTouch(
+        start_s: t, force: [Keyframe(0, 0), Keyframe(rise_s, force_n), Keyframe(.greatestFiniteMagnitude, force_n)],
+        x: [Keyframe(0, x_mm)], y: [Keyframe(0, y_mm)]))
+  }
+
+  /// Lifts every load on the panel (each ramps down over `fall_s`).
+  public mutating func liftLoads(fall_s: Double = 0.2) {
+    let t = time_s
+    var lifted: [ScriptedTouch] = []
+    for touch in scenario.touches {
+      guard let s = touch.state(at: t), s.force > 0 else { continue }
+      lifted.append(
+        ScriptedTouch(
+          start_s: t, force: [Keyframe(0, s.force), Keyframe(fall_s, 0)], x: [Keyframe(0, s.x)],
+          y: [Keyframe(0, s.y)]))
+    }
+    scenario.touches = lifted
+  }
+
+  /// Sets the panel temperature from the next frame on (held until changed).
+  public mutating func setTemperature(_ celsius: Double) {
+    scenario.temperature = [Keyframe(time_s, celsius)]
+  }
+
+  /// Drops presses that are over, so a long procedure does not slow down.
+  mutating func pruneEndedTouches() {
+    let t = time_s
+    scenario.touches.removeAll { $0.end_s < t }
+  }
+}
+
+extension SimulatedPanel {
+  /// Makes the panel ready for a calibration step: the chamber at the step's
+  /// temperature, the previous masses lifted and the step's mass lowered.
+  public mutating func apply(_ step: CalibrationStep, rise_s: Double) {
+    if let c = step.temp_c { setTemperature(c) }
+    liftLoads(fall_s: rise_s)
+    if step.isLoaded { placeLoad(force_n: step.force_n, x_mm: step.x_mm, y_mm: step.y_mm, rise_s: rise_s) }
+  }
+}
