@@ -69,23 +69,52 @@ public struct CellCalibration: Sendable {
   public var tcSpan: Double { Double(tcSpan_Q30) / 1_073_741_824.0 }
 }
 
-/// What one temperature does to one cell: the zero shift and the scale at
-/// that temperature. Recomputed only when the panel temperature changes.
-public struct CellTemperatureState: Sendable {
+/// Everything the frame path needs to turn one cell's delta into force at
+/// the current temperature: the zero shift, the temperature-corrected scale
+/// and the linearity term. Derived from a `CellCalibration` whenever the
+/// panel temperature changes.
+public struct CellConversion: Sendable {
   /// Counts added to the baseline at this temperature, Q47.16.
   public var zeroShift: Counts_Q16
   /// Millinewtons per count at this temperature, Q23.40.
   public var scale_Q40: Int64
+  /// Quadratic linearity coefficient per millinewton, Q3.60.
+  public var linearity_Q60: Int64
+  /// |F1| in mN Q20 below which the quadratic term is under 1/8 LSB and is
+  /// skipped: the common case of an untouched cell.
+  public var linearSkip_Q20: Int64
 
-  public init(zeroShift: Counts_Q16 = Counts_Q16(rawValue: 0), scale_Q40: Int64 = 0) {
+  public init(
+    zeroShift: Counts_Q16 = Counts_Q16(rawValue: 0), scale_Q40: Int64 = 0,
+    linearity_Q60: Int64 = 0, linearSkip_Q20: Int64 = Int64.max
+  ) {
     self.zeroShift = zeroShift
     self.scale_Q40 = scale_Q40
+    self.linearity_Q60 = linearity_Q60
+    self.linearSkip_Q20 = linearSkip_Q20
+  }
+
+  /// Calibrated force for a delta from the baseline, Q21.10 mN, saturated.
+  /// The linear force is kept in Q20 through the linearity correction, so
+  /// the result is rounded once.
+  @inline(__always)
+  public func force(delta: Counts_Q16) -> Force_mN {
+    // counts Q16 * mN/count Q40 >> 36 = mN Q20
+    let f1 = Saturating.multiplyShift(delta.rawValue, scale_Q40, 36)
+    if f1 < linearSkip_Q20 && f1 > -linearSkip_Q20 {
+      return Force_mN(rawValue: Saturating.int32(Saturating.roundingShift(f1, 10)))
+    }
+    // mN Q20 * 1/mN Q60 >> 40 = dimensionless Q40
+    let k = Saturating.multiplyShift(f1, linearity_Q60, 40)
+    let correction = Saturating.multiplyShift(f1, k, 40)
+    let f = Saturating.add(f1, correction)
+    return Force_mN(rawValue: Saturating.int32(Saturating.roundingShift(f, 10)))
   }
 }
 
 extension CellCalibration {
-  /// The zero shift and scale of this cell at `temperature`.
-  public func atTemperature(_ temperature: Temperature_C) -> CellTemperatureState {
+  /// The conversion of this cell at `temperature`.
+  public func conversion(at temperature: Temperature_C) -> CellConversion {
     let dT = Int64(temperature.rawValue) - Int64(referenceTemperature.rawValue)  // Q8
     // counts Q32 * degC Q8 >> 24 = counts Q16
     let shift = Saturating.multiplyShift(tcZero_Q32, dT, 24)
@@ -95,23 +124,14 @@ extension CellCalibration {
     // A nonsensical coefficient (sensitivity gone or reversed): keep the
     // reference scale.
     let scale = factor <= 0 ? scale_Q40 : Saturating.shiftDivide(scale_Q40, 38, factor)
-    return CellTemperatureState(zeroShift: Counts_Q16(rawValue: shift), scale_Q40: scale)
+    return CellConversion(
+      zeroShift: Counts_Q16(rawValue: shift), scale_Q40: scale, linearity_Q60: linearity_Q60,
+      linearSkip_Q20: linearSkip_Q20)
   }
 
-  /// Calibrated force for a delta from the baseline, Q21.10 mN, saturated.
-  /// The linear force is kept in Q20 through the linearity correction, so
-  /// the result is rounded once.
-  @inline(__always)
-  public func force(delta: Counts_Q16, at state: CellTemperatureState) -> Force_mN {
-    // counts Q16 * mN/count Q40 >> 36 = mN Q20
-    let f1 = Saturating.multiplyShift(delta.rawValue, state.scale_Q40, 36)
-    if f1 < linearSkip_Q20 && f1 > -linearSkip_Q20 {
-      return Force_mN(rawValue: Saturating.int32(Saturating.roundingShift(f1, 10)))
-    }
-    // mN Q20 * 1/mN Q60 >> 40 = dimensionless Q40
-    let k = Saturating.multiplyShift(f1, linearity_Q60, 40)
-    let correction = Saturating.multiplyShift(f1, k, 40)
-    let f = Saturating.add(f1, correction)
-    return Force_mN(rawValue: Saturating.int32(Saturating.roundingShift(f, 10)))
+  /// Calibrated force for `delta` at `temperature` (setup and tools; the
+  /// frame path keeps a `CellConversion` per cell instead).
+  public func force(delta: Counts_Q16, at temperature: Temperature_C) -> Force_mN {
+    conversion(at: temperature).force(delta: delta)
   }
 }

@@ -71,9 +71,11 @@ public struct ContactFinder: Sendable {
     }
   }
 
-  /// `x`, `y` clamped onto the panel.
+  /// `x`, `y` clamped onto the panel. (Methods that read `self` are
+  /// `mutating` here: a non-mutating call may copy the whole finder,
+  /// cell tables included.)
   @inline(__always)
-  func clamp(_ x: Int64, _ y: Int64) -> (x: Length_um, y: Length_um) {
+  mutating func clamp(_ x: Int64, _ y: Int64) -> (x: Length_um, y: Length_um) {
     let cx = x < 0 ? 0 : (x > width ? width : x)
     let cy = y < 0 ? 0 : (y > height ? height : y)
     return (Length_um(rawValue: Int32(truncatingIfNeeded: cx)), Length_um(rawValue: Int32(truncatingIfNeeded: cy)))
@@ -149,7 +151,7 @@ public struct ContactFinder: Sendable {
         var best = 0
         if peakCount > 1 {
           var bestDistance = Int.max
-          for p in 0..<peakCount {
+          for p in 0..<min(peakCount, 16) {
             let dc = Int(peakColumn[p]) - col
             let dr = Int(peakRow[p]) - row
             let d = dc * dc + dr * dr
@@ -270,14 +272,16 @@ public struct ContactFinder: Sendable {
       let right = col + 1 < columns ? Int64(image[k + 1].rawValue) : nil
       let up = row > 0 ? Int64(image[k - columns].rawValue) : nil
       let down = row + 1 < rows ? Int64(image[k + columns].rawValue) : nil
-      x += (offset(v0, left, right) * p) >> 16
-      y += (offset(v0, up, down) * p) >> 16
+      x += (ContactFinder.offset(v0, left, right, interpolation) * p) >> 16
+      y += (ContactFinder.offset(v0, up, down, interpolation) * p) >> 16
     }
     return clamp(x, y)
   }
 
   /// Sub-cell offset of the peak toward `plus`, in cells, Q16, within +-0.5.
-  func offset(_ v0: Int64, _ minus: Int64?, _ plus: Int64?) -> Int64 {
+  static func offset(
+    _ v0: Int64, _ minus: Int64?, _ plus: Int64?, _ interpolation: PeakInterpolation
+  ) -> Int64 {
     let half: Int64 = 1 << 15
     guard let m = minus, let q = plus else {
       // An edge: a two-cell centroid toward the one neighbour there is.
@@ -299,7 +303,7 @@ public struct ContactFinder: Sendable {
     return d > half ? half : (d < -half ? -half : d)
   }
 
-  func parabolicOffset(_ a: Int64, _ b: Int64, _ c: Int64) -> Int64 {
+  static func parabolicOffset(_ a: Int64, _ b: Int64, _ c: Int64) -> Int64 {
     let curvature = 2 * b - a - c
     guard curvature > 0 else { return 0 }
     return ((c - a) << 16) / (2 * curvature)

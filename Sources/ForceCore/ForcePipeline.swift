@@ -51,12 +51,19 @@ public struct ForcePipeline: Sendable {
   /// The temperature the cells are compensated for.
   public private(set) var temperature: Temperature_C
 
+  /// The per-cell state the frame path touches, kept together so one cell
+  /// is one or two cache lines.
+  struct CellState: Sendable {
+    var filter = CellFilter()
+    var baseline = Baseline()
+    var conversion = CellConversion()
+    /// This frame's filtered sample and its delta from the baseline.
+    var filtered: Int32 = 0
+    var delta: Int64 = 0
+  }
+
+  var cells: CellArray<CellState> = CellArray(repeating: CellState())
   var calibration: CellArray<CellCalibration>
-  var thermal: CellArray<CellTemperatureState> = CellArray(repeating: CellTemperatureState())
-  var filters: CellArray<CellFilter> = CellArray(repeating: CellFilter())
-  var baselines: CellArray<Baseline> = CellArray(repeating: Baseline())
-  var filtered: CellArray<Int32> = CellArray(repeating: 0)
-  var deltas: CellArray<Int64> = CellArray(repeating: 0)
   var finder: ContactFinder
   var gate: TouchGate
   let rules: BaselineRules
@@ -84,8 +91,8 @@ public struct ForcePipeline: Sendable {
     self.seedFrames = max(1, configuration.seedFrames)
     self.temperature = Temperature_C(rawValue: 25 << 8)
     for k in 0..<geometry.cellCount {
-      thermal[k] = calibration[k].atTemperature(calibration[k].referenceTemperature)
-      baselines[k].level = calibration[k].offset
+      cells[k].conversion = calibration[k].conversion(at: calibration[k].referenceTemperature)
+      cells[k].baseline.level = calibration[k].offset
     }
   }
 
@@ -94,12 +101,14 @@ public struct ForcePipeline: Sendable {
 
   /// The current baseline of `cell` in counts (at the current temperature).
   public func baseline(of cell: Int) -> Counts_Q16 {
-    Counts_Q16(rawValue: baselines[cell].level.rawValue + thermal[cell].zeroShift.rawValue)
+    let c = cells[cell]
+    return Counts_Q16(rawValue: c.baseline.level.rawValue + c.conversion.zeroShift.rawValue)
   }
 
   /// The estimated noise of `cell` (one standard deviation), as a force.
   public func noise(of cell: Int) -> Force_mN {
-    let f = calibration[cell].force(delta: filters[cell].noise, at: thermal[cell])
+    let c = cells[cell]
+    let f = c.conversion.force(delta: c.filter.noise)
     return f.rawValue < 0 ? Force_mN(rawValue: f.rawValue == Int32.min ? Int32.max : -f.rawValue) : f
   }
 
@@ -121,27 +130,8 @@ public struct ForcePipeline: Sendable {
     }
     // Clamped to the capacity so the compiler can drop bounds checks.
     let n = min(geometry.cellCount, Capacity.cells)
-    let spikeFilter = configuration.spikeFilter
     let seeding = !isSeeded
-    var spikes: UInt32 = 0
-    var saturated: UInt32 = 0
-    for k in 0..<n {
-      var raw = frame.counts[k]
-      if raw >= RawCounts.max || raw <= RawCounts.min {
-        raw = RawCounts.clamp(raw)
-        saturated &+= 1
-      }
-      let (value, spike) = filters[k].filter(raw, medianOfThree: spikeFilter)
-      spikes &+= spike ? 1 : 0
-      filtered[k] = value
-      if seeding { continue }
-      // 24-bit counts in Q16 minus bounded baselines: no overflow.
-      let delta = (Int64(value) << 16) &- baselines[k].level.rawValue &- thermal[k].zeroShift.rawValue
-      deltas[k] = delta
-      image[k] = calibration[k].force(delta: Counts_Q16(rawValue: delta), at: thermal[k])
-    }
-    health.spikes &+= spikes
-    health.saturatedSamples &+= saturated
+    convert(&frame, count: n, seeding: seeding)
     if seeding {
       seed()
       return
@@ -162,44 +152,73 @@ public struct ForcePipeline: Sendable {
       hold -= 1
     }
     if frozen {
-      for k in 0..<n { baselines[k].freeze() }
+      for k in 0..<n { cells[k].baseline.freeze() }
       return
     }
     let drift = hold == 0
     var reseeds: UInt32 = 0
     for k in 0..<n {
-      filters[k].observeNoise()
-      let reseeded = baselines[k].track(
-        delta: Counts_Q16(rawValue: deltas[k]), force: image[k], drift: drift, rules: rules)
+      cells[k].filter.observeNoise()
+      let reseeded = cells[k].baseline.track(
+        delta: Counts_Q16(rawValue: cells[k].delta), force: image[k], drift: drift, rules: rules)
       reseeds &+= reseeded ? 1 : 0
     }
     health.reseeds &+= reseeds
   }
 
+  /// Filters every cell's sample and, once seeded, converts its delta from
+  /// the baseline to force. Its own function so the per-cell arithmetic is
+  /// inlined into a small loop.
+  mutating func convert(_ frame: inout RawFrame, count n: Int, seeding: Bool) {
+    let spikeFilter = configuration.spikeFilter
+    var spikes: UInt32 = 0
+    var saturated: UInt32 = 0
+    for k in 0..<min(n, Capacity.cells) {
+      var raw = frame.counts[k]
+      if raw >= RawCounts.max || raw <= RawCounts.min {
+        raw = RawCounts.clamp(raw)
+        saturated &+= 1
+      }
+      let (value, spike) = cells[k].filter.filter(raw, medianOfThree: spikeFilter)
+      spikes &+= spike ? 1 : 0
+      cells[k].filtered = value
+      if seeding { continue }
+      // 24-bit counts in Q16 minus bounded baselines: no overflow.
+      let delta =
+        (Int64(value) << 16) &- cells[k].baseline.level.rawValue
+        &- cells[k].conversion.zeroShift.rawValue
+      cells[k].delta = delta
+      image[k] = cells[k].conversion.force(delta: Counts_Q16(rawValue: delta))
+    }
+    health.spikes &+= spikes
+    health.saturatedSamples &+= saturated
+  }
+
   /// Averages the first frames into the baselines.
   mutating func seed() {
-    let n = geometry.cellCount
+    let n = min(geometry.cellCount, Capacity.cells)
     if seeded == 0 {
-      for k in 0..<n { baselines[k].level.rawValue = 0 }
+      for k in 0..<n { cells[k].baseline.level.rawValue = 0 }
     }
     for k in 0..<n {
-      baselines[k].level.rawValue += Int64(filtered[k]) << 16
-      filters[k].observeNoise()
+      cells[k].baseline.level.rawValue += Int64(cells[k].filtered) << 16
+      cells[k].filter.observeNoise()
     }
     seeded += 1
     outcome = .seeding
     guard isSeeded else { return }
     for k in 0..<n {
-      baselines[k].level.rawValue =
-        baselines[k].level.rawValue / Int64(seedFrames) - thermal[k].zeroShift.rawValue
+      cells[k].baseline.level.rawValue =
+        cells[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue
     }
   }
 
   /// A load held past the maximum on-time becomes the new zero.
   mutating func absorbLoad() {
-    for k in 0..<geometry.cellCount {
-      baselines[k].level.rawValue = (Int64(filtered[k]) << 16) - thermal[k].zeroShift.rawValue
-      baselines[k].freeze()
+    for k in 0..<min(geometry.cellCount, Capacity.cells) {
+      cells[k].baseline.level.rawValue =
+        (Int64(cells[k].filtered) << 16) - cells[k].conversion.zeroShift.rawValue
+      cells[k].baseline.freeze()
       image[k] = .zero
     }
     contacts.removeAll()
@@ -209,12 +228,12 @@ public struct ForcePipeline: Sendable {
     health.absorbedLoads &+= 1
   }
 
-  /// Recomputes every cell's zero shift and scale for `t`.
+  /// Recomputes every cell's conversion for `t`.
   mutating func retune(for t: Temperature_C) {
     temperature = t
     temperatureKnown = true
-    for k in 0..<geometry.cellCount {
-      thermal[k] = calibration[k].atTemperature(t)
+    for k in 0..<min(geometry.cellCount, Capacity.cells) {
+      cells[k].conversion = calibration[k].conversion(at: t)
     }
   }
 }

@@ -65,12 +65,4 @@ public struct PanelGeometry: Sendable {
     cellCount += 1
     return true
   }
-
-  /// `x`, `y` clamped onto the panel.
-  @inline(__always)
-  public func clamp(x: Int64, y: Int64) -> (x: Length_um, y: Length_um) {
-    let cx = x < 0 ? 0 : (x > Int64(width.rawValue) ? Int64(width.rawValue) : x)
-    let cy = y < 0 ? 0 : (y > Int64(height.rawValue) ? Int64(height.rawValue) : y)
-    return (Length_um(rawValue: Int32(cx)), Length_um(rawValue: Int32(cy)))
-  }
 }

@@ -49,11 +49,11 @@ import Testing
     var saturated = 0
     var worst = 0.0
     for t in Self.temperatures {
-      let state = cal.atTemperature(t)
+      let state = cal.conversion(at: t)
       for b in baselines {
         for raw in Self.inputs {
           let delta = Counts_Q16(rawValue: (Int64(raw) << 16) - b.rawValue - state.zeroShift.rawValue)
-          let fixed = cal.force(delta: delta, at: state).rawValue
+          let fixed = state.force(delta: delta).rawValue
           let ref = Self.reference(cal, raw: raw, baseline: b, temperature: t)
           if ref >= Double(Int32.max) {
             #expect(fixed == Int32.max, "raw \(raw) baseline \(b.counts) T \(t.celsius): \(fixed) should saturate high")
@@ -76,17 +76,16 @@ import Testing
 
   @Test func identityCalibrationIsOneMillinewtonPerCount() {
     let cal = CellCalibration.unity
-    let state = cal.atTemperature(cal.referenceTemperature)
-    let f = cal.force(delta: Counts_Q16(counts: 1234), at: state)
+    let f = cal.force(delta: Counts_Q16(counts: 1234), at: cal.referenceTemperature)
     #expect(f == Force_mN(millinewtons: 1234))
   }
 
   @Test func temperatureShiftsTheZeroAndTheSpan() {
     let cal = CellCalibration(offset: 0, gain: 1000, tcZero: 10, tcSpan: 0.01)
-    let hot = cal.atTemperature(Temperature_C(celsius: 35))
+    let hot = cal.conversion(at: Temperature_C(celsius: 35))
     #expect(hot.zeroShift == Counts_Q16(counts: 100))
     // 10 degC: sensitivity up 10 %, so the same delta is 1/1.1 of the force.
-    let f = cal.force(delta: Counts_Q16(counts: 1100), at: hot)
+    let f = hot.force(delta: Counts_Q16(counts: 1100))
     #expect(abs(f.rawValue - Force_mN(millinewtons: 1000).rawValue) <= 1)
   }
 }

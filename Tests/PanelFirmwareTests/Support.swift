@@ -35,7 +35,7 @@ struct SimRun {
     tweak(&parameters)
     let panel = SimulatedPanel(board: board, parameters: parameters, scenario: scenario, speed: 0)
     let cal = calibration ?? panel.trueCalibration(created: "test")
-    var loop = ScanLoop(source: panel, board: board, calibration: cal)
+    let loop = ScanLoop(source: panel, board: board, calibration: cal)
     while try loop.step() {
       let r = loop.report
       for i in 0..<r.touchCount {

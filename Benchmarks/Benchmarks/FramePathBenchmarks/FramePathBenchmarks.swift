@@ -14,7 +14,7 @@ let benchmarks: @Sendable () -> Void = {
   for cells in [4, 48] {
     Benchmark("Frame path \(cells) cells") { benchmark in
       let board = BenchmarkFixtures.board(cells: cells)
-      var loop = ScanLoop(
+      let loop = ScanLoop(
         source: LoopedFrames(BenchmarkFixtures.frames(board, count: 2000)), board: board,
         calibration: BenchmarkFixtures.calibration(board))
       let encoder = NDJSONEncoder(interaction: board.interaction)

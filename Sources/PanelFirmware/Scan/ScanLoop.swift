@@ -4,7 +4,10 @@ import ForceCore
 /// (calibration, baselines, force image, contacts) -> tracker (ids, phases)
 /// -> stages and events. Generic over the front end; all state is sized at
 /// setup, so `step` allocates nothing.
-public struct ScanLoop<Source: FrontEnd> {
+///
+/// A class: its state (tens of kilobytes of fixed-capacity storage) lives
+/// in one allocation made at setup instead of on a thread's stack.
+public final class ScanLoop<Source: FrontEnd> {
   public var source: Source
   public private(set) var pipeline: ForcePipeline
   public private(set) var tracker: Tracker
@@ -27,19 +30,32 @@ public struct ScanLoop<Source: FrontEnd> {
   }
 
   /// Reads and processes one frame. Returns false when the source ended.
-  public mutating func step() throws(FrontEndError) -> Bool {
+  public func step() throws(FrontEndError) -> Bool {
     guard try source.next(into: &frame) else { return false }
     pipeline.process(&frame)
     tracker.update(
       contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
+    makeReport(time: frame.time)
+    frames += 1
+    return true
+  }
+
+  /// Ends the run: every touch still active is cancelled, so each touch
+  /// that began ends with exactly one `ended` or `cancelled`. Returns false
+  /// (and leaves `report` empty) when no touch was active.
+  public func finish() -> Bool {
+    tracker.cancelAll()
+    makeReport(time: frame.time)
+    return !report.isEmpty
+  }
+
+  func makeReport(time: Time_us) {
     report.removeAll()
-    report.time = frame.time
+    report.time = time
     report.frame = frames
     for i in 0..<tracker.count {
       report.append(TouchReport(touch: tracker[i]))
     }
     stages.update(&report)
-    frames += 1
-    return true
   }
 }

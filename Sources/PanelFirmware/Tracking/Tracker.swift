@@ -257,7 +257,7 @@ public struct Tracker: Sendable {
   }
 
   /// Every active touch is cancelled; candidates are dropped.
-  mutating func cancelAll() {
+  public mutating func cancelAll() {
     count = 0
     for i in 0..<trackCount where tracks[i].active {
       var t = tracks[i]

@@ -43,7 +43,7 @@ struct ReportRun {
   func run<F: FrontEnd>(_ frontEnd: F) throws {
     var source = frontEnd
     try source.start()
-    var loop = ScanLoop(source: source, board: board, calibration: calibration)
+    let loop = ScanLoop(source: source, board: board, calibration: calibration)
     let encoder = NDJSONEncoder(interaction: board.interaction)
     let buffer = ByteBuffer(capacity: 64 * 1024)
     var out = OutputChannel(fd: 1)
@@ -54,6 +54,11 @@ struct ReportRun {
         encoder.encode(loop.report, into: buffer)
         try out.flush(buffer)
       }
+    }
+    // Touches still down when the run stops are cancelled, not left open.
+    if loop.finish() && !out.closed {
+      encoder.encode(loop.report, into: buffer)
+      try out.flush(buffer)
     }
   }
 }
