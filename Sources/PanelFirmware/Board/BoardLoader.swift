@@ -38,7 +38,7 @@ extension Board {
     var detection = DetectionSettings()
     if let t = try root.optionalTable("detection") { try detection.load(t) }
 
-    try FrontEndFactory.check(FrontEndSpec(kind: kind, table: frontEnd))
+    try FrontEndFactory.check(FrontEndSpec(kind: kind, table: frontEnd), cellCount: cells.count, rate_hz: rate)
     self.init(
       name: name, description: try boardTable.optionalString("description") ?? "",
       file: root.file, width_mm: width, height_mm: height, cells: cells, grid: grid,

@@ -17,7 +17,7 @@ public struct RunOptions: Sendable {
 /// Opens the front end a board file names.
 public enum FrontEndFactory {
   /// The front-end kinds a board file may name.
-  public static let kinds = ["sim"]
+  public static let kinds = ["sim"] + DriverConfiguration.Chip.allCases.map(\.rawValue)
 
   public static func make(board: Board, options: RunOptions) throws(FileError) -> any FrontEnd {
     switch board.frontEnd.kind {
@@ -28,14 +28,28 @@ public enum FrontEndFactory {
     }
   }
 
-  /// Checks the kind-specific keys of a `[frontend]` table (at board load).
-  public static func check(_ spec: FrontEndSpec) throws(FileError) {
+  /// Checks the kind-specific keys of a `[frontend]` table (at board load),
+  /// for a board of `cellCount` cells sampled at `rate_hz`.
+  public static func check(_ spec: FrontEndSpec, cellCount: Int = 1, rate_hz: Int = 1) throws(FileError) {
     switch spec.kind {
     case "sim":
       if let table = spec.table { _ = try SimulationParameters(table: table) }
+    case _ where DriverConfiguration.Chip(rawValue: spec.kind) != nil:
+      guard let table = spec.table else { throw unknownKind(spec) }
+      _ = try DriverConfiguration(table: table, cellCount: cellCount, rate_hz: rate_hz)
     default:
       throw unknownKind(spec)
     }
+  }
+
+  /// The driver configuration of a board whose front end is a driver stack.
+  public static func driverConfiguration(_ board: Board) throws(FileError) -> DriverConfiguration {
+    guard let table = board.frontEnd.table, DriverConfiguration.Chip(rawValue: board.frontEnd.kind) != nil else {
+      throw FileError(
+        file: board.file, field: "[frontend] kind",
+        message: "\"\(board.frontEnd.kind)\" is not a driver front end")
+    }
+    return try DriverConfiguration(table: table, cellCount: board.cellCount, rate_hz: board.rate_hz)
   }
 
   static func unknownKind(_ spec: FrontEndSpec) -> FileError {

@@ -49,7 +49,17 @@ public struct SimulationParameters: Sendable, Equatable {
 
   /// Reads the table's keys; absent keys keep their defaults.
   public init(table t: TOMLTable) throws(FileError) {
-    try t.rejectUnknownKeys(SimulationParameters.keys)
+    try self.init(table: t, allowing: SimulationParameters.keys)
+  }
+
+  /// Reads the physics keys of a table that also holds other keys
+  /// (`[frontend.sim]` of a simulated driver board: `extraKeys`).
+  public init(table t: TOMLTable, extraKeys: [String]) throws(FileError) {
+    try self.init(table: t, allowing: SimulationParameters.keys.filter { $0 != "kind" } + extraKeys)
+  }
+
+  init(table t: TOMLTable, allowing allowed: [String]) throws(FileError) {
+    try t.rejectUnknownKeys(allowed)
     if let s = try t.optionalInt("seed") {
       if s < 0 { throw t.error("seed", "must be 0 or more") }
       seed = UInt64(s)

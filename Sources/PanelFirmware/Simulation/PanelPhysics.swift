@@ -1,0 +1,141 @@
+import ForceCore
+
+/// The simulated panel's physics, one piece for every simulated front end:
+/// scripted presses -> load sharing (plate statics or grid spreading) ->
+/// creep -> each cell's offset, gain, non-linearity and temperature drift ->
+/// noise and spikes, as the signal of each cell in counts of a 24-bit
+/// converter at gain 128. Deterministic for a seed.
+///
+/// The direct simulated panel (`kind = "sim"`) renders whole frames from it;
+/// the simulated chips of a twin board (`bus = "sim"`) sample it at their
+/// own conversion times (`PanelSignals`).
+public struct PanelPhysics {
+  public let parameters: SimulationParameters
+  /// The cells as drawn from the seed.
+  public let cells: [SimulatedCell]
+  public internal(set) var scenario: Scenario
+  let sharing: LoadSharing
+  var noise: SimRandom
+  var loads: [Double]
+  var creepLoads: [Double]
+  /// Each cell's signal at the last `advance`, counts (not clamped).
+  public private(set) var signal: [Double]
+  public private(set) var temperature = Temperature_C(celsius: 25)
+
+  public init(board: Board, parameters: SimulationParameters, scenario: Scenario) {
+    self.parameters = parameters
+    self.scenario = scenario
+    var draw = SimRandom(seed: parameters.seed)
+    var cells: [SimulatedCell] = []
+    for _ in 0..<board.cellCount {
+      cells.append(
+        SimulatedCell(
+          offset_counts: (draw.symmetric() * parameters.offsetSpread_counts).rounded(),
+          gain_counts_per_n: parameters.gain_counts_per_n * (1 + draw.symmetric() * parameters.gainSpread),
+          nonlinearity_per_n: draw.symmetric() * parameters.nonlinearity_per_n,
+          tcZero_counts_per_c: draw.symmetric() * parameters.tcZero_counts_per_c,
+          tcSpan_per_c: draw.symmetric() * parameters.tcSpan_per_c,
+          creep: parameters.creep * (0.5 + draw.uniform())))
+    }
+    parameters.applyOverrides(to: &cells)
+    self.cells = cells
+    if let grid = board.grid {
+      sharing = LoadSharing(grid: board.cells, pitch: grid.pitch_mm, depth: parameters.spread_mm)
+    } else {
+      let stiffness = board.cells.map { _ in 1 + draw.symmetric() * parameters.stiffnessSpread }
+      sharing = LoadSharing(supports: board.cells, stiffness: stiffness)
+    }
+    noise = SimRandom(seed: parameters.seed ^ 0x5EED_0F_0015E)
+    loads = [Double](repeating: 0, count: board.cellCount)
+    creepLoads = loads
+    signal = loads
+  }
+
+  public var cellCount: Int { cells.count }
+
+  /// Moves the physics to `time_s`, `dt` seconds after the previous call
+  /// (creep integrates over it; spikes are drawn at `spikeRate_hz * dt`),
+  /// and leaves every cell's signal in `signal` and the panel temperature
+  /// in `temperature`.
+  public mutating func advance(time_s t: Double, dt: Double) {
+    let n = cells.count
+    for i in 0..<n { loads[i] = 0 }
+    for touch in scenario.touches {
+      if let s = touch.state(at: t), s.force > 0 {
+        sharing.add(force: s.force, x: s.x, y: s.y, to: &loads)
+      }
+    }
+    let celsius = scenario.temperature(at: t) ?? parameters.temperature_c
+    temperature = Temperature_C(celsius: celsius)
+    let dT = temperature.celsius - 25
+    let creepStep = min(1, dt / parameters.creepTau_s)
+    var spikeCell = -1
+    var spikeSign = 1.0
+    if parameters.spikeRate_hz > 0 && noise.uniform() < parameters.spikeRate_hz * dt {
+      spikeCell = Int(noise.next() % UInt64(max(n, 1)))
+      spikeSign = noise.uniform() < 0.5 ? -1 : 1
+    }
+    for i in 0..<n {
+      creepLoads[i] += (loads[i] - creepLoads[i]) * creepStep
+      let load = loads[i] + cells[i].creep * creepLoads[i]
+      var counts = cells[i].counts(load: load, dT: dT) + noise.gaussian() * parameters.noise_counts
+      if i == spikeCell { counts += spikeSign * parameters.spike_counts }
+      signal[i] = counts
+    }
+  }
+
+  /// One whole frame at `time_s`, each cell's signal rounded and clamped to
+  /// the 24-bit range, as the direct simulated panel delivers it.
+  public mutating func render(time_s t: Double, dt: Double, into frame: inout RawFrame) {
+    advance(time_s: t, dt: dt)
+    let n = cells.count
+    frame.cellCount = n
+    for i in 0..<n {
+      let clamped = max(Double(RawCounts.min), min(Double(RawCounts.max), signal[i].rounded()))
+      frame.counts[i] = Int32(clamped)
+    }
+    frame.temperature = temperature
+    frame.hasTemperature = true
+    frame.valid = true
+  }
+
+  /// The calibration that matches these cells exactly.
+  public func trueCalibration(board: Board, created: String) -> CalibrationRecord {
+    CalibrationRecord(
+      board: board.name, serial: parameters.serial, created: created, source: "simulator",
+      referenceTemperature_c: 25, cells: cells.map(\.calibration))
+  }
+}
+
+/// The physics shared by the simulated chips of one board: each chip asks
+/// for its cell's signal at its conversion time (simulated nanoseconds);
+/// the physics advances once per distinct time, whichever chip asks first.
+public final class PanelSignals {
+  public private(set) var physics: PanelPhysics
+  var last_ns: Int64?
+
+  public init(physics: PanelPhysics) {
+    self.physics = physics
+  }
+
+  /// Cell `cell`'s signal at `ns`, counts at gain 128.
+  public func counts(cell: Int, at ns: Int64) -> Double {
+    update(ns)
+    return physics.signal[cell]
+  }
+
+  /// The panel temperature at `ns`.
+  public func temperature(at ns: Int64) -> Temperature_C {
+    update(ns)
+    return physics.temperature
+  }
+
+  func update(_ ns: Int64) {
+    guard ns != last_ns else { return }
+    // Chips convert on their own clocks and are brought up to date lazily,
+    // so times may arrive slightly out of order: creep never runs backwards.
+    let dt = last_ns.map { max(0, Double(ns - $0) / 1e9) } ?? 0
+    physics.advance(time_s: Double(ns) / 1e9, dt: dt)
+    if last_ns.map({ ns > $0 }) ?? true { last_ns = ns }
+  }
+}
