@@ -255,3 +255,26 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: dir.path + "/c.toml"))
   }
 }
+
+extension CalibrateTests {
+  /// A support that also feels its neighbour's load: the residuals show it,
+  /// the fit adds a coupling matrix, and the panel passes; a healthy panel
+  /// gets none.
+  @Test func crossTalkIsCorrectedByACouplingMatrix() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let r = try Panelctl.run([
+      "calibrate", "--board", "Tests/Fixtures/calibration/sim-plate4-crosstalk.toml", "--plan",
+      "calibration/plans/sim-plate4.toml", "--mode", "unattended", "--speed", "0", "--session", dir.path + "/s",
+      "--out", dir.path + "/c.toml",
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let record = try String(contentsOfFile: dir.path + "/c.toml", encoding: .utf8)
+    #expect(record.contains("[coupling]"))
+    let s = try Self.summary(dir.path + "/c.certificate.json")
+    #expect(s.accuracy.worst_force_error_pct <= 1.0)
+    #expect(s.accuracy.position_rms_mm <= 1.0)
+    let healthy = try String(contentsOfFile: try Self.run("sim-plate4").record, encoding: .utf8)
+    #expect(!healthy.contains("[coupling]"))
+  }
+}

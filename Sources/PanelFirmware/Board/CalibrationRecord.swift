@@ -83,6 +83,16 @@ public struct CalibrationRecord: Sendable, Equatable {
     return table
   }
 
+  /// The core's cross-talk correction (empty when the record has none).
+  public var coreCoupling: CouplingMatrix {
+    guard let coupling, coupling.count == cells.count, cells.count <= CouplingMatrix.capacity else {
+      return CouplingMatrix()
+    }
+    var m = CouplingMatrix(size: cells.count)
+    for i in 0..<cells.count { for j in 0..<cells.count { m.set(i, j, coupling[i][j]) } }
+    return m
+  }
+
   /// The record's text, CRC line included.
   public func encoded() -> String {
     var body = "# Force panel calibration record. Edit nothing: the CRC covers every byte\n"

@@ -87,12 +87,15 @@ public enum CalibrationComputation {
       used.remove(at: worst)
       rejected[p] = .nan
     }
-    guard let fit else {
+    guard var fit else {
       throw failure(
         session,
         "the \(used.count) fit placements do not determine the calibration of \(n - excluded.count) cells (add placements at more positions and loads)"
       )
     }
+
+    // Cross-talk (plates): a coupling correction when the residuals show it.
+    fit.fitCoupling(used.map { placements[$0] }, board: board)
 
     // Per-cell parameters.
     var gains = [Double](repeating: 0, count: n)
@@ -120,10 +123,10 @@ public enum CalibrationComputation {
       if board.grid == nil && measured != 0 {
         var mx = 0.0
         var my = 0.0
+        let f = fit.forces(p)
         for k in 0..<n {
-          let f = fit.force(k, p.deltas[k], p.dT)
-          mx += f * board.cells[k].x_mm
-          my += f * board.cells[k].y_mm
+          mx += f[k] * board.cells[k].x_mm
+          my += f[k] * board.cells[k].y_mm
         }
         x = mx / measured
         y = my / measured
@@ -193,7 +196,8 @@ public enum CalibrationComputation {
     var record = CalibrationRecord(
       board: board.name, serial: session.serial, created: date, source: "session", plan: session.planName,
       referenceTemperature_c: reference, cells: parameters,
-      fit: FitSummary(model: fit.model.rawValue, spread_mm: fit.spread_mm, placements: used.count, residual_pct: residual))
+      fit: FitSummary(model: fit.model.rawValue, spread_mm: fit.spread_mm, placements: used.count, residual_pct: residual),
+      coupling: fit.coupling)
     let verifySteps = data.indices.filter { data[$0].step.role == .verify }
     let verification = try Verification.run(record: record, steps: verifySteps, data: data, session: session, board: board)
     let (singleRecord, singleNote) = SinglePoint.record(
@@ -265,9 +269,7 @@ public enum CalibrationComputation {
 
   /// The panel's total force for a placement.
   static func total(_ fit: CalibrationFit, _ p: CalibrationFit.Placement) -> Double {
-    var s = 0.0
-    for k in 0..<p.deltas.count { s += fit.force(k, p.deltas[k], p.dT) }
-    return s
+    fit.forces(p).reduce(0, +)
   }
 
   /// Creep of a hold: the total force over time, an exponential fitted to it
@@ -277,9 +279,10 @@ public enum CalibrationComputation {
   ) -> CreepReport {
     let load = d.step.force_n
     let series: [(t_s: Double, force_n: Double)] = d.chunks.map { c in
-      var f = 0.0
-      for k in 0..<c.mean.count { f += fit.force(k, c.mean[k] - offsets[k] - tcZero[k] * dT, dT) }
-      return (c.t_s, f)
+      let p = CalibrationFit.Placement(
+        deltas: (0..<c.mean.count).map { c.mean[$0] - offsets[$0] - tcZero[$0] * dT }, force_n: load, x_mm: 0,
+        y_mm: 0, dT: dT)
+      return (c.t_s, total(fit, p))
     }
     guard series.count >= 3 else {
       return CreepReport(step: d.step, measured_pct: 0, extrapolated_pct: 0, tau_s: 0, duration_s: d.duration_s, series: series)

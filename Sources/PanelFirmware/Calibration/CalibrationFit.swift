@@ -28,11 +28,23 @@ public struct CalibrationFit: Sendable {
   public var w: [Double]
   /// Cells left out (no response): their coefficients are 0.
   public var excluded: Set<Int>
+  /// Plates: the cross-talk correction, when the residuals called for one
+  /// (corrected forces = coupling x cell forces).
+  public var coupling: [[Double]]?
+  /// Weighted RMS residual of the statics before and after the coupling fit.
+  public var couplingTest: (before: Double, after: Double)?
 
   /// Force of `cell` for delta `d` counts at `dT` from the reference, N.
   @inline(__always)
   public func force(_ cell: Int, _ d: Double, _ dT: Double) -> Double {
     u[cell] * d + v[cell] * d * d + w[cell] * d * dT
+  }
+
+  /// Every cell's force in a placement, the coupling applied.
+  func forces(_ p: Placement) -> [Double] {
+    let f = (0..<p.deltas.count).map { force($0, p.deltas[$0], p.dT) }
+    guard let m = coupling else { return f }
+    return m.map { row in zip(row, f).reduce(0) { $0 + $1.0 * $1.1 } }
   }
 
   /// One placement: every cell's delta, the load and where it stood.
@@ -95,7 +107,7 @@ public struct CalibrationFit: Sendable {
     guard let x = LeastSquares.solve(rows, rhs) else { return nil }
     var fit = CalibrationFit(
       model: .rigidPlate, spread_mm: nil, u: [Double](repeating: 0, count: n), v: [Double](repeating: 0, count: n),
-      w: [Double](repeating: 0, count: n), excluded: excluded)
+      w: [Double](repeating: 0, count: n), excluded: excluded, coupling: nil)
     for k in 0..<n {
       fit.u[k] = x[k * terms]
       fit.v[k] = x[k * terms + 1]
@@ -182,7 +194,7 @@ public struct CalibrationFit: Sendable {
     guard let cells = fitGridCells(placements, loads: loads, n: n, temperature: temperature, excluded: excluded)
     else { return nil }
     return CalibrationFit(
-      model: .gridSpreading, spread_mm: depth, u: cells.u, v: cells.v, w: cells.w, excluded: excluded)
+      model: .gridSpreading, spread_mm: depth, u: cells.u, v: cells.v, w: cells.w, excluded: excluded, coupling: nil)
   }
 
   /// Each cell's modelled load in every placement: the spreading model on a
@@ -197,12 +209,93 @@ public struct CalibrationFit: Sendable {
     let (cx, cy, r) = CalibrationFit.plateFrame(board)
     for k in 0..<n {
       let rows = placements.map { [1, ($0.x_mm - cx) / r, ($0.y_mm - cy) / r] }
-      let shares = placements.map { force(k, $0.deltas[k], $0.dT) / $0.force_n }
+      let shares = placements.map { forces($0)[k] / $0.force_n }
       guard let s = LeastSquares.solve(rows, shares) else { continue }
       for (i, p) in placements.enumerated() {
         loads[i][k] = p.force_n * (s[0] + s[1] * rows[i][1] + s[2] * rows[i][2])
       }
     }
     return loads
+  }
+}
+
+extension CalibrationFit {
+  /// How much of the statics residual a coupling must remove to be used:
+  /// cross-talk leaves a residual that a full matrix removes; noise and
+  /// creep leave one it barely touches.
+  static let couplingGain = 0.5
+
+  /// Plates: fits a full map from the cells' forces to the load and its
+  /// moments (3 x n) and, when it removes at least half the residual of
+  /// the per-cell fit, the cell-by-cell correction `M = I + A+ (K - A)`
+  /// that makes the statics `A M` equal to it (A: the supports' statics,
+  /// A+ its pseudo-inverse: M is the smallest change from no correction).
+  mutating func fitCoupling(_ placements: [Placement], board: Board) {
+    let n = board.cellCount
+    guard board.grid == nil, n <= 8, excluded.isEmpty, placements.count >= 2 * n else { return }
+    let (cx, cy, r) = CalibrationFit.plateFrame(board)
+    let a: [[Double]] = [
+      [Double](repeating: 1, count: n), board.cells.map { ($0.x_mm - cx) / r }, board.cells.map { ($0.y_mm - cy) / r },
+    ]
+    let f = placements.map { forces($0) }
+    let targets = placements.map { [$0.force_n, $0.force_n * ($0.x_mm - cx) / r, $0.force_n * ($0.y_mm - cy) / r] }
+    var k: [[Double]] = []
+    var before = 0.0
+    var after = 0.0
+    // The cells' forces on a rigid plate span only three directions (load
+    // and moments), so K is pinned towards A along the rest by a light
+    // ridge (1e-3 of the data's weight): that direction never changes a
+    // placement's sums, and it must not amplify noise either.
+    let weighted = zip(placements, f).map { p, f in f.map { $0 * CalibrationFit.weight(p) } }
+    var energy = 0.0
+    for r in weighted { for v in r { energy += v * v } }
+    let ridge = (1e-3 * energy / Double(n)).squareRoot()
+    for row in 0..<3 {
+      var rows = weighted
+      var rhs = zip(placements, targets).map { p, t in t[row] * CalibrationFit.weight(p) }
+      for j in 0..<n {
+        var e = [Double](repeating: 0, count: n)
+        e[j] = ridge
+        rows.append(e)
+        rhs.append(ridge * a[row][j])
+      }
+      guard let x = LeastSquares.solve(rows, rhs) else { return }
+      k.append(x)
+      for (i, p) in placements.enumerated() {
+        let w = CalibrationFit.weight(p)
+        var diagonal = -targets[i][row]
+        var coupled = -targets[i][row]
+        for j in 0..<n {
+          diagonal += a[row][j] * f[i][j]
+          coupled += x[j] * f[i][j]
+        }
+        before += w * w * diagonal * diagonal
+        after += w * w * coupled * coupled
+      }
+    }
+    let count = Double(3 * placements.count)
+    couplingTest = ((before / count).squareRoot(), (after / count).squareRoot())
+    guard after < CalibrationFit.couplingGain * CalibrationFit.couplingGain * before else { return }
+    // A+ = A^T (A A^T)^-1.
+    var aat = [[Double]](repeating: [0, 0, 0], count: 3)
+    for i in 0..<3 { for j in 0..<3 { for c in 0..<n { aat[i][j] += a[i][c] * a[j][c] } } }
+    let inverse = LoadSharing.invert3(aat)
+    var m = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+    for i in 0..<n {
+      for j in 0..<n {
+        var s = i == j ? 1.0 : 0
+        for row in 0..<3 {
+          var pseudo = 0.0
+          for c in 0..<3 { pseudo += a[c][i] * inverse[c][row] }
+          s += pseudo * (k[row][j] - a[row][j])
+        }
+        m[i][j] = s
+      }
+    }
+    // The correction applies on top of any earlier one.
+    if let old = coupling {
+      m = m.map { row in (0..<n).map { j in (0..<n).reduce(0) { $0 + row[$1] * old[$1][j] } } }
+    }
+    coupling = m
   }
 }

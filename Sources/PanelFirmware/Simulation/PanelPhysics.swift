@@ -77,7 +77,8 @@ public struct PanelPhysics {
     }
     for i in 0..<n {
       creepLoads[i] += (loads[i] - creepLoads[i]) * creepStep
-      let load = loads[i] + cells[i].creep * creepLoads[i]
+      var load = loads[i] + cells[i].creep * creepLoads[i]
+      if cells[i].crosstalkFrom >= 0 { load += cells[i].crosstalk * loads[cells[i].crosstalkFrom] }
       var counts = cells[i].counts(load: load, dT: dT) + noise.gaussian() * parameters.noise_counts
       if i == spikeCell { counts += spikeSign * parameters.spike_counts }
       signal[i] = counts

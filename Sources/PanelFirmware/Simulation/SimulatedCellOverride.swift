@@ -6,6 +6,8 @@
 ///     index = 2                    # the cell, as in raw_2 (0-based)
 ///     dead = true                  # no response to load (noise only)
 ///     nonlinearity_per_n = 0.035   # replaces the drawn non-linearity
+///     crosstalk_from = 0           # also reads 3 % of cell 0's load
+///     crosstalk = 0.03
 public struct SimulatedCellOverride: Sendable, Equatable {
   /// The cell, 0-based, in board cell order.
   public var index: Int
@@ -13,6 +15,8 @@ public struct SimulatedCellOverride: Sendable, Equatable {
   public var gain_counts_per_n: Double?
   public var nonlinearity_per_n: Double?
   public var offset_counts: Double?
+  public var crosstalkFrom: Int?
+  public var crosstalk: Double?
   /// The line of `index`, for errors found once the board is known.
   var line: Int?
 
@@ -25,7 +29,9 @@ public struct SimulatedCellOverride: Sendable, Equatable {
     self.offset_counts = offset_counts
   }
 
-  static let keys = ["index", "dead", "gain_counts_per_n", "nonlinearity_per_n", "offset_counts"]
+  static let keys = [
+    "index", "dead", "gain_counts_per_n", "nonlinearity_per_n", "offset_counts", "crosstalk_from", "crosstalk",
+  ]
 
   init(table t: TOMLTable) throws(FileError) {
     try t.rejectUnknownKeys(SimulatedCellOverride.keys)
@@ -36,6 +42,12 @@ public struct SimulatedCellOverride: Sendable, Equatable {
     if let g = gain_counts_per_n, !(g > 0) { throw t.error("gain_counts_per_n", "must be greater than 0") }
     nonlinearity_per_n = try t.optionalDouble("nonlinearity_per_n")
     offset_counts = try t.optionalDouble("offset_counts")
+    crosstalkFrom = try t.optionalInt("crosstalk_from")
+    crosstalk = try t.optionalDouble("crosstalk")
+    if (crosstalkFrom == nil) != (crosstalk == nil) {
+      throw t.error(crosstalk == nil ? "crosstalk_from" : "crosstalk", "give crosstalk_from and crosstalk together")
+    }
+    if let j = crosstalkFrom, j < 0 || j == index { throw t.error("crosstalk_from", "must be another cell's index") }
     line = t.line(of: "index")
   }
 
@@ -45,6 +57,10 @@ public struct SimulatedCellOverride: Sendable, Equatable {
     if let g = gain_counts_per_n { c.gain_counts_per_n = g }
     if let n = nonlinearity_per_n { c.nonlinearity_per_n = n }
     if let o = offset_counts { c.offset_counts = o }
+    if let j = crosstalkFrom, let x = crosstalk {
+      c.crosstalkFrom = j
+      c.crosstalk = x
+    }
     if dead { c.gain_counts_per_n = 0 }
     return c
   }
@@ -53,10 +69,10 @@ public struct SimulatedCellOverride: Sendable, Equatable {
 extension SimulationParameters {
   /// Checks the overrides against the board's cells.
   public func check(board: Board) throws(FileError) {
-    for o in overrides where o.index >= board.cellCount {
+    for o in overrides where o.index >= board.cellCount || (o.crosstalkFrom ?? 0) >= board.cellCount {
       throw FileError(
         file: board.file, line: o.line, field: "[[frontend.cell]] index",
-        message: "cell \(o.index) does not exist: the board has \(board.cellCount) cells (0...\(board.cellCount - 1))")
+        message: "cell \(max(o.index, o.crosstalkFrom ?? 0)) does not exist: the board has \(board.cellCount) cells (0...\(board.cellCount - 1))")
     }
   }
 

@@ -107,6 +107,10 @@ public struct SimulatedCell: Sendable, Equatable {
   public var tcZero_counts_per_c: Double
   public var tcSpan_per_c: Double
   public var creep: Double
+  /// Cross-talk: this cell also reads `crosstalk` times the load on cell
+  /// `crosstalkFrom` (-1: none).
+  public var crosstalkFrom = -1
+  public var crosstalk = 0.0
 
   /// Counts for load `load` (newtons) at `dT` degC from the reference.
   @inline(__always)
