@@ -44,4 +44,11 @@ public protocol FrontEnd {
   /// the source has ended (a recording or script ran out). A frame whose
   /// cells could not all be read comes back with `valid == false`.
   mutating func next(into frame: inout RawFrame) throws(FrontEndError) -> Bool
+  /// The oldest notice not yet taken (a chip failed, reset or came back),
+  /// for the user; nil when there is none.
+  mutating func takeNotice() -> FrontEndNotice?
+}
+
+extension FrontEnd {
+  public mutating func takeNotice() -> FrontEndNotice? { nil }
 }

@@ -6,11 +6,15 @@ public struct RunOptions: Sendable {
   public var speed: Double
   /// How long to run, in seconds (nil: the scenario's length, or forever).
   public var duration_s: Double?
+  /// How many frames to deliver (nil: no limit). Driver front ends stop on
+  /// it, since their frame rate is what the chips and the bus make it.
+  public var frames: Int?
 
-  public init(scenarioPath: String? = nil, speed: Double = 1, duration_s: Double? = nil) {
+  public init(scenarioPath: String? = nil, speed: Double = 1, duration_s: Double? = nil, frames: Int? = nil) {
     self.scenarioPath = scenarioPath
     self.speed = speed
     self.duration_s = duration_s
+    self.frames = frames
   }
 }
 
@@ -23,6 +27,12 @@ public enum FrontEndFactory {
     switch board.frontEnd.kind {
     case "sim":
       return try simulatedPanel(board: board, options: options)
+    case _ where DriverConfiguration.Chip(rawValue: board.frontEnd.kind) != nil:
+      let configuration = try driverConfiguration(board)
+      if configuration.isSimulated {
+        return try simulatedTwin(board: board, configuration: configuration, options: options)
+      }
+      return try hardwareFrontEnd(board: board, configuration: configuration, options: options)
     default:
       throw unknownKind(board.frontEnd)
     }

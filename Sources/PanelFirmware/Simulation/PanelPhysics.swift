@@ -114,6 +114,9 @@ public struct PanelPhysics {
 public final class PanelSignals {
   public private(set) var physics: PanelPhysics
   var last_ns: Int64?
+  /// Clock time at which the scenario starts (after the front end's
+  /// bring-up); before it the scenario's time 0 holds.
+  public var origin_ns: Int64 = 0
 
   public init(physics: PanelPhysics) {
     self.physics = physics
@@ -136,7 +139,7 @@ public final class PanelSignals {
     // Chips convert on their own clocks and are brought up to date lazily,
     // so times may arrive slightly out of order: creep never runs backwards.
     let dt = last_ns.map { max(0, Double(ns - $0) / 1e9) } ?? 0
-    physics.advance(time_s: Double(ns) / 1e9, dt: dt)
+    physics.advance(time_s: max(0, Double(ns - origin_ns) / 1e9), dt: dt)
     if last_ns.map({ ns > $0 }) ?? true { last_ns = ns }
   }
 }

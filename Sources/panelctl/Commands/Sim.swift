@@ -12,7 +12,7 @@ extension PanelCtl {
       static let configuration = CommandConfiguration(
         abstract: "Write the calibration a simulated panel really has (its own parameters).")
 
-      @Option(name: .long, help: ArgumentHelp("A simulated board file.", valueName: "BOARD.toml"))
+      @Option(name: .long, help: ArgumentHelp("A simulated board file (kind = \"sim\" or a twin with bus = \"sim\").", valueName: "BOARD.toml"))
       var board: String
 
       @Option(name: .long, help: ArgumentHelp("Where to write the calibration.", valueName: "CAL"))
@@ -23,8 +23,7 @@ extension PanelCtl {
 
       func run() throws {
         let b = try Board.load(path: board)
-        let panel = try FrontEndFactory.simulatedPanel(board: b, options: RunOptions(speed: 0))
-        try panel.trueCalibration(created: created).write(to: out)
+        try FrontEndFactory.trueCalibration(board: b, created: created).write(to: out)
       }
     }
   }

@@ -56,6 +56,6 @@ struct SimulationOptions: ParsableArguments {
       let d = Double(f) / Double(rate_hz)
       duration = min(duration ?? d, d)
     }
-    return RunOptions(scenarioPath: scenario, speed: speed, duration_s: duration)
+    return RunOptions(scenarioPath: scenario, speed: speed, duration_s: duration, frames: length.frames)
   }
 }

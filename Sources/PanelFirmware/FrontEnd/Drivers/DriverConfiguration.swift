@@ -48,6 +48,8 @@ public struct DriverConfiguration: Sendable {
   }
 
   public var chip: Chip
+  /// Cells of the board (a frame controller delivers them all).
+  public var cellCount: Int
   /// The bus device ("/dev/i2c-1"), or "sim" for simulated chips.
   public var bus: String
   /// SCL rate, kHz (100, 400 or 1000).

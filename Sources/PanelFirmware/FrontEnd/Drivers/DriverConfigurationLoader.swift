@@ -22,6 +22,7 @@ extension DriverConfiguration {
     }
     try t.rejectUnknownKeys(Self.commonKeys + Self.keys(of: chip))
     self.chip = chip
+    self.cellCount = cellCount
 
     bus = try t.string("bus")
     if bus != Self.simulatedBus && !(bus.hasPrefix("/dev/") && bus.count > 5) {

@@ -93,4 +93,11 @@ public enum RegisterIO {
     var value = byte
     try withUnsafeBytes(of: &value) { (p) throws(I2CError) in try bus.write(p, to: address) }
   }
+
+  /// A 24-bit two's-complement value sent most significant byte first,
+  /// sign-extended.
+  @inline(__always)
+  public static func signExtend24(_ b2: UInt8, _ b1: UInt8, _ b0: UInt8) -> Int32 {
+    Int32(bitPattern: UInt32(b2) << 24 | UInt32(b1) << 16 | UInt32(b0) << 8) >> 8
+  }
 }

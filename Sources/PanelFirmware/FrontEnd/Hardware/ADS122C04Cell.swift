@@ -1,0 +1,78 @@
+/// The ADS122C04 as a `CellChip`: RESET, configuration with read-back,
+/// START/SYNC in continuous mode; register 2 DRDY as the ready bit; RDATA
+/// with the counter and CRC-16 as the result (a CRC mismatch is `.corrupt`,
+/// a counter gap counts the conversions missed); a configuration that
+/// reads back different means the chip was reset.
+public struct ADS122C04Cell: CellChip {
+  public enum Step: Equatable, Sendable {
+    case reset
+    case configure
+  }
+
+  public let settings: ADS122C04Settings
+  var lastCounter: UInt8?
+
+  public var firstStep: Step { .reset }
+  public var period_us: Int64 { 1_000_000 / Int64(settings.samplesPerSecond) }
+
+  public init(settings: ADS122C04Settings) {
+    self.settings = settings
+  }
+
+  public mutating func advance<Bus: I2CBus, Clock: MonotonicClock>(
+    _ step: Step, at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
+  ) throws(I2CError) -> BringUpOutcome<Step> {
+    let chip = ADS122C04(address: place.address)
+    let s = settings
+    switch step {
+    case .reset:
+      lastCounter = nil
+      try io.run(place) { (bus) throws(I2CError) in try chip.send(ADS122C04.Command.reset, on: &bus) }
+      return .next(.configure, after_us: 50)
+    case .configure:
+      try io.run(place) { (bus) throws(I2CError) in try chip.configure(s, on: &bus) }
+      guard try io.run(place, { (bus) throws(I2CError) in try chip.isConfigured(s, on: &bus) }) else {
+        return .failed(.unexpected("its registers do not read back as written (not an ADS122C04?)"))
+      }
+      try io.run(place) { (bus) throws(I2CError) in try chip.send(ADS122C04.Command.start, on: &bus) }
+      return .discard(1)
+    }
+  }
+
+  public func hasResult<Bus: I2CBus, Clock: MonotonicClock>(
+    at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
+  ) throws(I2CError) -> Bool {
+    let chip = ADS122C04(address: place.address)
+    return try io.run(place) { (bus) throws(I2CError) in try chip.isDataReady(on: &bus) }
+  }
+
+  public mutating func read<Bus: I2CBus, Clock: MonotonicClock>(
+    at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
+  ) throws(I2CError) -> CellSample {
+    let chip = ADS122C04(address: place.address)
+    let s = settings
+    let r = try io.run(place) { (bus) throws(I2CError) in
+      try chip.readResult(counter: s.counter, crc: s.crc, on: &bus)
+    }
+    guard r.intact else { return .corrupt }
+    var missed: UInt64 = 0
+    if let c = r.counter {
+      if let last = lastCounter, c &- last > 1 { missed = UInt64(c &- last) - 1 }
+      lastCounter = c
+    }
+    return .value(r.value, missed: missed)
+  }
+
+  public func diagnose<Bus: I2CBus, Clock: MonotonicClock>(
+    at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
+  ) throws(I2CError) -> CellDiagnosis {
+    let chip = ADS122C04(address: place.address)
+    let seen = try io.run(place) { (bus) throws(I2CError) in try chip.read(ADS122C04.Config1.self, on: &bus) }
+    return seen == ADS122C04.registers(settings).1 ? .stuck : .reset(seen: "register 1 \(seen)")
+  }
+}
+
+/// The ADS122C04 front end.
+public typealias ADS122C04FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady> = CellFrontEnd<
+  ADS122C04Cell, Bus, Clock, Line
+>

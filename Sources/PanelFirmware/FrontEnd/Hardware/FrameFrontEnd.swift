@@ -1,0 +1,260 @@
+import ForceCore
+
+/// A panel with its own controller (docs/frame-protocol.md), generic over
+/// the bus, the clock and the data-ready line. Bring-up: identify the
+/// controller (magic, version, cell count, highest rate), set RATE, set
+/// RUN. A frame: wait for DRDY (or poll STATUS.READY), then one burst read
+/// of the whole frame, checked by its CRC (a bad one is read again up to
+/// the retry limit). The sequence counts frames lost; RESTARTED means the
+/// controller lost its setup and is brought up again; CELL_FAULT marks the
+/// frame invalid. Frames that could not be read whole are invalid.
+public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>: FrontEnd {
+  public enum Step: Equatable, Sendable {
+    case identify
+  }
+
+  public let configuration: DriverConfiguration
+  public var io: ChipBus<Bus, Clock>
+  var line: Line?
+  public let location: ChipLocation
+  public private(set) var condition: ChipCondition<Step> = .bringingUp(.identify, wake_us: 0)
+  public let cellCount: Int
+  public let period_us: Int64
+  let buffer: TransferBuffer
+  var lastSequence: UInt16?
+  var lastData_us: Int64 = 0
+  var misses = 0
+  var backoff_us: Int64 = 0
+  var cellFaultReported = false
+  var limit: RunLimit
+  var sequence: UInt32 = 0
+  var notices = NoticeQueue()
+
+  public var health: FrontEndHealth { io.health }
+  var place: DriverConfiguration.Place { configuration.places[0] }
+  var controller: FrameController { FrameController(address: configuration.places[0].address) }
+  var timeout_us: Int64 { period_us + Int64(configuration.timeout_ms) * 1000 }
+
+  /// - Parameter lines: the DRDY line (one), or empty to poll STATUS.
+  public init(configuration: DriverConfiguration, bus: Bus, clock: Clock, lines: [Line], options: RunOptions) {
+    self.configuration = configuration
+    io = ChipBus(
+      bus: bus, clock: clock, mux: configuration.mux.map { TCA9548A(address: $0) },
+      retries: configuration.retries)
+    line = lines.first
+    location = configuration.location(of: 0)
+    cellCount = configuration.cellCount
+    period_us = 1_000_000 / Int64(max(configuration.frame.rate_hz, 1))
+    buffer = TransferBuffer(count: FrameProtocol.frameSize(cells: configuration.cellCount))
+    limit = RunLimit(options: options)
+  }
+
+  // MARK: FrontEnd
+
+  public mutating func start() throws(FrontEndError) {
+    do throws(I2CError) {
+      try io.probeMux()
+    } catch {
+      let mux = ChipLocation(bus: configuration.bus, address: configuration.mux ?? 0x70, chip: "TCA9548A")
+      throw .chip(mux.description, error)
+    }
+    condition = .bringingUp(.identify, wake_us: io.clock.now_us())
+    service(duringStart: true)
+    switch condition {
+    case .failed(.bus(let e), _): throw .chip(location.description, e)
+    case .failed(let fault, _): throw .setup("\(location): \(fault)")
+    default: break
+    }
+  }
+
+  public mutating func next(into frame: inout RawFrame) throws(FrontEndError) -> Bool {
+    guard limit.allows(now_us: io.clock.now_us()) else { return false }
+    service(duringStart: false)
+    frame.cellCount = cellCount
+    frame.sequence = sequence
+    sequence &+= 1
+    var valid = false
+    if condition.isReady {
+      do throws(I2CError) {
+        valid = try readFrame(into: &frame)
+      } catch {
+        fail(.bus(error))
+      }
+    } else {
+      io.clock.sleep(us: period_us)
+      frame.time = Time_us(rawValue: io.clock.now_us())
+    }
+    frame.valid = valid
+    io.health.frames += 1
+    if !valid { io.health.invalidFrames += 1 }
+    limit.count()
+    return true
+  }
+
+  public mutating func takeNotice() -> FrontEndNotice? { notices.take() }
+
+  // MARK: Frames
+
+  /// Waits for a frame and reads it; false when there is none to deliver.
+  mutating func readFrame(into frame: inout RawFrame) throws(I2CError) -> Bool {
+    guard try waitForFrame() else {
+      frame.time = Time_us(rawValue: io.clock.now_us())
+      io.health.missedFrames += 1
+      try diagnose()
+      return false
+    }
+    let now = io.clock.now_us()
+    frame.time = Time_us(rawValue: now)
+    lastData_us = now
+    var attempt = 0
+    while true {
+      let c = controller
+      let bytes = buffer.bytes
+      try io.run(place) { (bus) throws(I2CError) in try c.readFrame(into: bytes, on: &bus) }
+      guard let header = FrameProtocol.decode(UnsafeRawBufferPointer(bytes), into: { k, v in frame.counts[k] = v })
+      else {
+        io.health.busErrors += 1
+        if attempt >= configuration.retries {
+          fail(.corruptData)
+          return false
+        }
+        attempt += 1
+        io.health.retries += 1
+        continue
+      }
+      return accept(header, into: &frame)
+    }
+  }
+
+  /// Checks a frame's header: lost frames, a restarted controller, cell faults.
+  mutating func accept(_ header: FrameProtocol.Header, into frame: inout RawFrame) -> Bool {
+    misses = 0
+    if header.status.restarted {
+      restart(seen: "STATUS \(header.status)")
+      return false
+    }
+    if let last = lastSequence {
+      let gap = header.sequence &- last
+      if gap > 1 { io.health.missedFrames += UInt64(gap - 1) }
+    }
+    lastSequence = header.sequence
+    if let t = header.temperature {
+      frame.temperature = Temperature_C(rawValue: Int32(t))
+      frame.hasTemperature = true
+    } else {
+      frame.hasTemperature = false
+    }
+    if header.status.cellFault {
+      if !cellFaultReported { post("\(location): a cell's converter failed (STATUS.CELL_FAULT); frames invalid") }
+      cellFaultReported = true
+      return false
+    }
+    cellFaultReported = false
+    return header.cells == cellCount
+  }
+
+  mutating func waitForFrame() throws(I2CError) -> Bool {
+    if line != nil {
+      do {
+        return try line!.wait(timeout_us: timeout_us)
+      } catch {
+        return false
+      }
+    }
+    let deadline = io.clock.now_us() + timeout_us
+    let c = controller
+    while true {
+      if try io.run(place, { (bus) throws(I2CError) in try c.status(on: &bus) }).ready { return true }
+      let now = io.clock.now_us()
+      if now >= deadline { return false }
+      let due = lastData_us + period_us - period_us / 4
+      io.clock.sleep(us: min(deadline - now, due > now ? due - now : max(period_us / 16, 50)))
+    }
+  }
+
+  /// After a frame did not come: a controller that restarted or stopped
+  /// is brought up again; one still running counts towards stuck.
+  mutating func diagnose() throws(I2CError) {
+    let c = controller
+    let s = try io.run(place) { (bus) throws(I2CError) in try c.status(on: &bus) }
+    if s.restarted || !s.running {
+      restart(seen: "STATUS \(s)")
+      return
+    }
+    misses += 1
+    if misses >= 3 { fail(.noConversions) }
+  }
+
+  mutating func restart(seen: String) {
+    io.health.reinitialisations += 1
+    post("\(location): reset detected (\(seen)); re-initialising, frames invalid meanwhile")
+    condition = .bringingUp(.identify, wake_us: io.clock.now_us())
+    service(duringStart: false)
+  }
+
+  // MARK: Bring-up
+
+  mutating func service(duringStart: Bool) {
+    let now = io.clock.now_us()
+    switch condition {
+    case .ready:
+      return
+    case .failed(_, let retry):
+      guard !duringStart, now >= retry else { return }
+      io.health.reinitialisations += 1
+    case .bringingUp(_, let wake):
+      guard now >= wake else { return }
+    }
+    let c = controller
+    let rate = configuration.frame.rate_hz
+    do throws(I2CError) {
+      let id = try io.run(place) { (bus) throws(I2CError) in try c.identify(on: &bus) }
+      guard id.isFrameController, id.major == FrameProtocol.version.major else {
+        fail(.unexpected("not a frame-protocol controller (ID does not read \"FP\" version 1)"))
+        return
+      }
+      guard id.cells == cellCount else {
+        fail(.unexpected("the controller has \(id.cells) cells, the board \(cellCount)"))
+        return
+      }
+      guard rate <= id.maxRate else {
+        fail(.unexpected("the controller runs at most \(id.maxRate) frames/s, the board asks \(rate)"))
+        return
+      }
+      try io.run(place) { (bus) throws(I2CError) in try c.start(rate_hz: rate, on: &bus) }
+      if backoff_us > 0 { post("\(location): answering again, re-initialised") }
+      backoff_us = 0
+      lastSequence = nil
+      lastData_us = io.clock.now_us()
+      condition = .ready
+    } catch {
+      fail(.bus(error))
+    }
+  }
+
+  mutating func fail(_ fault: ChipFault) {
+    if backoff_us == 0 {
+      post("\(location): \(fault); its frames are marked invalid")
+      backoff_us = 250_000
+    } else {
+      backoff_us = min(backoff_us * 2, 5_000_000)
+    }
+    condition = .failed(fault, retry_us: io.clock.now_us() + backoff_us)
+  }
+
+  mutating func post(_ message: String) {
+    notices.post(FrontEndNotice(time_us: io.clock.now_us(), message: message))
+  }
+}
+
+/// Bytes for transfers, allocated once at setup.
+public final class TransferBuffer {
+  public let bytes: UnsafeMutableRawBufferPointer
+
+  public init(count: Int) {
+    bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 8)
+    bytes.initializeMemory(as: UInt8.self, repeating: 0)
+  }
+
+  deinit { bytes.deallocate() }
+}
