@@ -62,7 +62,7 @@ import Testing
     #expect(try PanelRecordCodec.encode(p, board: plate, sequence: 1).count <= 128)
     #expect(try PanelRecordCodec.encode(g, board: grid, sequence: 1).count <= 2048)
     let small = Bench(.c02)
-    #expect(throws: PanelStoreError.record(.tooLarge(1004, room: 128))) { try small.write(g, board: grid) }
+    #expect(throws: PanelStoreError.record(.tooLarge(1008, room: 128))) { try small.write(g, board: grid) }
     for (kind, board, record) in [(EEPROM24.Kind.c02, plate, p), (.c32, grid, g)] {
       let bench = Bench(kind)
       #expect(try bench.write(record, board: board) == 1)
@@ -107,7 +107,7 @@ import Testing
     _ = try clean.write(record, board: board)
     for copy in [1, 2] {
       var image = clean.chip.memory
-      image[(copy - 1) * 128 + 60] ^= 0x10  // a bit of cell 1's gain
+      image[(copy - 1) * 128 + 68] ^= 0x10  // a bit of cell 1's gain
       let bench = Bench(.c02, contents: image)
       let r = bench.read(board)
       Self.expectSame(r.record, record)
@@ -174,5 +174,26 @@ import Testing
     } throws: { error in
       (error as? FileError)?.description.contains("serial: calibration is for panel \"SIM-PLATE4-0001\", this panel is \"SIM-PLATE4-0002\"") == true
     }
+  }
+}
+
+extension PanelCalibrationStoreTests {
+  /// A simulated twin (the real NAU7802 drivers, a 24C32 on the simulated
+  /// bus): the record stored through the board's own EEPROM place is what
+  /// the lookup finds first.
+  @Test func aTwinBoardKeepsItsCalibrationInItsEEPROM() throws {
+    let board = try Repo.board("sim-plate4-nau7802")
+    let rig = try SimulatedTwinRig(board: board, speed: 0)
+    var memory = try #require(rig.memory)
+    var readout = memory.read(board: board)
+    #expect(readout.record == nil && readout.problems.count == 2)
+    var record = try FrontEndFactory.trueCalibration(board: board, created: "2026-03-14T09:26:53Z")
+    record.result = "pass"
+    #expect(try memory.write(record, board: board) == 1)
+    readout = memory.read(board: board)
+    let found = try CalibrationLookup.find(board: board, explicitPath: nil, panel: readout)
+    #expect(found.origin == "panel (copy 1)")
+    Self.expectSame(found.record, record)
+    #expect(rig.hardware.eeprom?.pageWrites ?? 0 >= 2 * 128 / 32)
   }
 }

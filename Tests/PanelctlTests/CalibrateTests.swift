@@ -202,7 +202,7 @@ import Testing
   @Test(arguments: [
     ("loads_g = [100.0, 250.0, 500.0]", "loads_g = [100.0, 0.0, 500.0]", ["step[2] loads_g", "needs a load greater than 0"]),
     ("[6.0, 6.0], [154.0, 6.0]", "[6.0, 6.0], [154.0, -6.0]", ["step[2] positions[11]", "off the panel"]),
-    ("board = \"sim-plate4\"", "board = \"sim-grid\"", ["[plan] board", "for board \"sim-grid\", not \"sim-plate4\""]),
+    ("board = \"sim-plate4\"", "board = \"sim-grid\"", ["[plan] board", "for boards \"sim-grid\", \"sim-plate4-nau7802\"", "not \"sim-plate4\""]),
   ])
   func badPlan(_ from: String, _ to: String, _ parts: [String]) throws {
     let dir = try Panelctl.temporaryDirectory()
@@ -276,5 +276,25 @@ extension CalibrateTests {
     #expect(s.accuracy.position_rms_mm <= 1.0)
     let healthy = try String(contentsOfFile: try Self.run("sim-plate4").record, encoding: .utf8)
     #expect(!healthy.contains("[coupling]"))
+  }
+}
+
+extension CalibrateTests {
+  /// The same plan on the plate's simulated twin: the real NAU7802 drivers
+  /// on simulated chips; the passing record also goes to the panel's 24C32.
+  @Test func aTwinBoardIsCalibratedThroughItsDriversAndStoresTheRecordOnThePanel() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let r = try Panelctl.run([
+      "calibrate", "--board", "boards/sim-plate4-nau7802.toml", "--plan", "calibration/plans/sim-plate4.toml",
+      "--mode", "unattended", "--speed", "0", "--session", dir.path + "/s", "--out", dir.path + "/c.toml",
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    struct Stored: Decodable { var result: String; var stored: String }
+    let s = try JSONDecoder().decode(Stored.self, from: Data(contentsOf: dir.appendingPathComponent("c.certificate.json")))
+    #expect(s.result == "pass")
+    #expect(s.stored.hasPrefix("stored on the panel (sim address 0x50 (24C32)): two copies, sequence 1, read back and verified"), "\(s.stored)")
+    let record = try String(contentsOfFile: dir.path + "/c.toml", encoding: .utf8)
+    #expect(record.contains("board = \"sim-plate4-nau7802\"") && record.contains("serial = \"SIM-PLATE4-N-0001\""))
   }
 }

@@ -72,8 +72,14 @@ public enum CalibrationLookup {
     return record
   }
 
-  /// Loads `explicitPath`, or the board's default calibration (see `find`).
+  /// The calibration for a run on `board` (see `find`), reading the panel's
+  /// EEPROM first where a real board has one. (A bus that cannot be opened
+  /// is left to the front end to report.)
   public static func load(board: Board, explicitPath: String?) throws(FileError) -> CalibrationRecord {
-    try find(board: board, explicitPath: explicitPath).record
+    var readout: PanelReadout?
+    if var memory = (try? PanelMemory.open(board: board)) ?? nil {
+      readout = memory.read(board: board)
+    }
+    return try find(board: board, explicitPath: explicitPath, panel: readout).record
   }
 }

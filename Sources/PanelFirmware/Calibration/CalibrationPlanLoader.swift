@@ -14,12 +14,16 @@ extension CalibrationPlan {
   public init(table root: TOMLTable, board: Board) throws(FileError) {
     try root.rejectUnknownKeys(["plan", "timing", "limits", "step"])
     let header = try root.table("plan")
-    try header.rejectUnknownKeys(["name", "board", "description", "reference_g"])
+    try header.rejectUnknownKeys(["name", "board", "boards", "description", "reference_g"])
     let name = try header.string("name")
     if name.isEmpty { throw header.error("name", "must not be empty") }
+    // `boards`: other boards with the same panel (its twins, its real board).
     let boardName = try header.string("board")
-    if boardName != board.name {
-      throw header.error("board", "the plan is for board \"\(boardName)\", not \"\(board.name)\" (\(board.file))")
+    let others = try header.stringArray("boards") ?? []
+    if boardName != board.name && !others.contains(board.name) {
+      let names = ([boardName] + others).map { "\"\($0)\"" }.joined(separator: ", ")
+      throw header.error(
+        "board", "the plan is for board\(others.isEmpty ? "" : "s") \(names), not \"\(board.name)\" (\(board.file))")
     }
     let reference = try header.optionalDouble("reference_g")
     if let r = reference, !(r > 0) { throw header.error("reference_g", "must be greater than 0") }
@@ -27,7 +31,7 @@ extension CalibrationPlan {
     let limits = try CalibrationLimits(root.optionalTable("limits"))
     let steps = try StepList.parse(root, board: board, timing: timing, session: false)
     self.init(
-      name: name, board: boardName, description: try header.optionalString("description") ?? "",
+      name: name, board: board.name, description: try header.optionalString("description") ?? "",
       reference_g: reference, timing: timing, limits: limits, steps: steps, file: root.file)
   }
 }

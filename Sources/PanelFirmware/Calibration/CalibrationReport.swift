@@ -18,6 +18,9 @@ public struct CalibrationResult: Sendable {
   public var creep: CreepReport?
   /// Temperatures the session covered (lowest, highest).
   public var temperatures: (low: Double, high: Double)
+  /// Where the record went besides the file ("stored on the panel ..."), set
+  /// by whoever stored it.
+  public var storage: String?
 
   /// The first failed check, as one line.
   public var firstFailure: String? { checks.first { !$0.passed }?.summary }

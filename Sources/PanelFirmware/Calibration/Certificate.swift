@@ -41,6 +41,7 @@ public enum Certificate {
     h += row(["Date", r.record.created])
     h += row(["Temperature", "\(Format.fixed(r.temperatures.low, 1)) to \(Format.fixed(r.temperatures.high, 1)) °C (reference \(Format.fixed(r.record.referenceTemperature_c, 1)) °C)"])
     h += row(["Fit", fitText(r)])
+    if let stored = r.storage { h += row(["Panel", stored]) }
     h += "</table></div>"
     h += "<div class=\"badge \(passed ? "pass" : "fail")\">\(passed ? "PASS" : "FAIL")</div></div>\n"
 

@@ -103,6 +103,7 @@ extension Certificate {
       w.field("plan", r.record.plan)
       w.field("date", r.record.created)
       w.field("result", r.passed ? "pass" : "fail")
+      w.field("stored", r.storage ?? "")
       w.field("reference_temp_c", r.record.referenceTemperature_c)
       w.field("temperatures_c", array: { w in
         w.value(JSONWriter.number(r.temperatures.low))

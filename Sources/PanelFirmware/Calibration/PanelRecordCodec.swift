@@ -13,11 +13,11 @@
 ///     8       4      sequence number (newer copies have larger ones)
 ///     12      4      calibration date, seconds since 1970 (UTC)
 ///     16      4      CRC-32 of the board's name
-///     20      16     serial number (ASCII, zero-padded)
-///     36      2      reference temperature, 1/256 degC (signed)
-///     38      1      flags: bit 0 = coupling matrix follows the cells
-///     39      1      0
-///     40      20 n   per cell, Float32: offset (counts), gain (counts/N),
+///     20      20     serial number (UTF-8, zero-padded)
+///     40      2      reference temperature, 1/256 degC (signed)
+///     42      1      flags: bit 0 = coupling matrix follows the cells
+///     43      1      0
+///     44      20 n   per cell, Float32: offset (counts), gain (counts/N),
 ///                    linearity (1/N), tcZero (counts/degC), tcSpan (1/degC)
 ///     ..      4 n n  coupling matrix, Float32, row-major (with flag bit 0)
 ///     end-4   4      CRC-32 (IEEE) of every byte before it
@@ -27,8 +27,8 @@
 public enum PanelRecordCodec {
   public static let magic: [UInt8] = Array("FPCR".utf8)
   public static let layoutVersion: UInt8 = 1
-  public static let headerSize = 40
-  public static let serialSize = 16
+  public static let headerSize = 44
+  public static let serialSize = 20
 
   /// Bytes of a copy for `cells` cells.
   public static func size(cells: Int, coupling: Bool) -> Int {
@@ -106,7 +106,7 @@ public enum PanelRecordCodec {
     guard b[4] == layoutVersion else { return .failure(.version(b[4])) }
     let n = Int(b[5])
     let length = Int(get16(b, 6))
-    let hasCoupling = b[38] & 1 != 0
+    let hasCoupling = b[42] & 1 != 0
     guard length == size(cells: n, coupling: hasCoupling), length <= b.count else { return .failure(.length(length)) }
     let stated = get32(b, length - 4)
     let computed = CRC32.checksum(b[0..<(length - 4)])
@@ -117,7 +117,7 @@ public enum PanelRecordCodec {
     guard n == board.cellCount else { return .failure(.cells(n, expected: board.cellCount)) }
     let serialBytes = b[20..<(20 + serialSize)].prefix { $0 != 0 }
     let serial = String(decoding: serialBytes, as: UTF8.self)
-    let reference = Double(Int16(bitPattern: get16(b, 36))) / 256
+    let reference = Double(Int16(bitPattern: get16(b, 40))) / 256
     func float(_ at: Int) -> Double { Double(Float(bitPattern: get32(b, at))) }
     var cells: [CellParameters] = []
     for k in 0..<n {

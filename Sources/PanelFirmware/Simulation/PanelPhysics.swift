@@ -112,7 +112,7 @@ public struct PanelPhysics {
 /// for its cell's signal at its conversion time (simulated nanoseconds);
 /// the physics advances once per distinct time, whichever chip asks first.
 public final class PanelSignals {
-  public private(set) var physics: PanelPhysics
+  public internal(set) var physics: PanelPhysics
   var last_ns: Int64?
   /// Clock time at which the scenario starts (after the front end's
   /// bring-up); before it the scenario's time 0 holds.

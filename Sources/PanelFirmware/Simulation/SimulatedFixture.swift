@@ -50,3 +50,18 @@ extension SimulatedPanel {
     physics.apply(step, at: time_s, rise_s: rise_s)
   }
 }
+
+extension PanelSignals {
+  /// The physics' time at the latest conversion, seconds.
+  public var time_s: Double { max(0, Double((last_ns ?? origin_ns) - origin_ns) / 1e9) }
+
+  /// Applies a calibration step from now on (a simulated twin's fixture).
+  public func apply(_ step: CalibrationStep, rise_s: Double) {
+    physics.apply(step, at: time_s, rise_s: rise_s)
+  }
+
+  /// Drops the scripted presses and temperature: the fixture drives the panel.
+  public func clearScenario() {
+    physics.scenario = .idle()
+  }
+}

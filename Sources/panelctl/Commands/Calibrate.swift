@@ -62,21 +62,24 @@ extension PanelCtl {
       if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be 0 or more, is \(speed)") }
     }
 
+    /// Stores a passing record on the panel, returning what to say about it.
+    typealias PanelStore = (CalibrationRecord) throws -> String
+
     func run() throws {
       let b = try Board.load(path: board)
-      let directory: String
+      var directory = session ?? ""
+      var panel: PanelStore?
       if let plan {
-        directory = try live(board: b, planPath: plan)
-      } else {
-        directory = session!
+        (directory, panel) = try live(board: b, planPath: plan)
       }
       let recorded = try CalibrationSession.load(directory: directory, board: b)
       let result = try CalibrationComputation.run(session: recorded, board: b, created: UTCDate.now())
-      try finish(result, board: b)
+      try finish(result, board: b, panel: panel)
     }
 
-    /// Records a session live and returns its directory.
-    func live(board b: Board, planPath: String) throws -> String {
+    /// Records a session live; returns its directory and, where the board
+    /// has an EEPROM, how to store the record on the panel.
+    func live(board b: Board, planPath: String) throws -> (String, PanelStore?) {
       let p = try CalibrationPlan.load(path: planPath, board: b)
       let runMode = mode ?? (Terminal.errorIsTerminal ? .guided : .unattended)
       let date = UTCDate.now()
@@ -93,24 +96,57 @@ extension PanelCtl {
           panel.apply(step, rise_s: rise)
         }
         try record(&run, mode: runMode, plan: p)
-        return dir
+        return (dir, nil)
       default:
+        let configuration = try FrontEndFactory.driverConfiguration(b)
+        if configuration.isSimulated {
+          // A simulated twin: the real drivers; the fixture moves masses on its physics.
+          let rig = try SimulatedTwinRig(board: b, speed: speed)
+          let id = serial ?? rig.serial
+          let dir = sessionDirectory(board: b, serial: id)
+          let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
+          try recordLive(rig.frontEnd, board: b, plan: p, session: s, mode: runMode) { step, rise in
+            rig.hardware.signals.apply(step, rise_s: rise)
+          }
+          guard var memory = rig.memory else { return (dir, nil) }
+          return (dir, { record throws in try Self.store(record, board: b, in: &memory) })
+        }
         guard let id = serial else {
           throw CommandFailure(message: "--serial is needed: this panel does not report one", status: .usage)
         }
         let dir = sessionDirectory(board: b, serial: id)
         let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
         let frontEnd = try FrontEndFactory.make(board: b, options: RunOptions(speed: speed))
-        try recordManually(frontEnd, board: b, plan: p, session: s, mode: runMode)
-        return dir
+        try recordLive(frontEnd, board: b, plan: p, session: s, mode: runMode, place: nil)
+        guard var memory = try PanelMemory.open(board: b) else { return (dir, nil) }
+        return (dir, { record throws in try Self.store(record, board: b, in: &memory) })
       }
     }
 
-    /// A person or a fixture places the masses.
-    func recordManually<F: FrontEnd>(
-      _ frontEnd: F, board b: Board, plan p: CalibrationPlan, session s: CalibrationSession, mode: CalibrationMode
+    /// Stores `record` on the panel's EEPROM.
+    static func store<B: I2CBus, C: MonotonicClock>(
+      _ record: CalibrationRecord, board b: Board, in memory: inout PanelMemory<B, C>
+    ) throws -> String {
+      do {
+        let sequence = try memory.write(record, board: b)
+        return "stored on the panel (\(memory.location)): two copies, sequence \(sequence), read back and verified"
+      } catch {
+        throw CommandFailure(message: "the record could not be stored on the panel: \(error)", status: .error)
+      }
+    }
+
+    /// Runs the plan on `frontEnd`; `place` applies a step's load (a
+    /// simulated fixture), nil when a person or a fixture does.
+    func recordLive<F: FrontEnd>(
+      _ frontEnd: F, board b: Board, plan p: CalibrationPlan, session s: CalibrationSession, mode: CalibrationMode,
+      place: ((CalibrationStep, Double) -> Void)?
     ) throws {
-      var run = LiveCalibration(source: frontEnd, board: b, plan: p, session: s)
+      var run: LiveCalibration<F>
+      if let place {
+        run = LiveCalibration(source: frontEnd, board: b, plan: p, session: s) { _, step, rise in place(step, rise) }
+      } else {
+        run = LiveCalibration(source: frontEnd, board: b, plan: p, session: s)
+      }
       try record(&run, mode: mode, plan: p)
     }
 
@@ -131,14 +167,27 @@ extension PanelCtl {
       return Paths.directory(of: b.file) + "../calibration/sessions/\(b.name)-\(safe)-\(UTCDate.stamp())"
     }
 
-    /// Writes the certificate, and the record when every check passed.
-    func finish(_ result: CalibrationResult, board b: Board) throws {
+    /// Writes the record (file, then panel) when every check passed, and
+    /// the certificate either way.
+    func finish(_ result: CalibrationResult, board b: Board, panel: PanelStore?) throws {
+      var result = result
       let cal = out ?? CalibrationLookup.defaultPath(for: b)
       let stem = cal.hasSuffix(".toml") ? String(cal.dropLast(5)) : cal
       let folder = Paths.directory(of: cal)
       if !folder.isEmpty { try Directory.create(folder) }
+      var storeFailure: Error?
+      if result.passed {
+        try result.record.write(to: cal)
+        do {
+          if let panel { result.storage = try panel(result.record) }
+        } catch {
+          storeFailure = error
+          result.storage = "not stored on the panel: \(error)"
+        }
+      }
       try AtomicFile.write(Certificate.html(result), to: stem + ".certificate.html")
       try AtomicFile.write(Certificate.json(result), to: stem + ".certificate.json")
+      if let storeFailure { throw storeFailure }
       if case .fixture = mode ?? .unattended {
         CalibrationConsole.writeOutput("result=\(result.passed ? "pass" : "fail")\n")
       }
@@ -149,9 +198,9 @@ extension PanelCtl {
           message: "calibration failed: \(result.firstFailure ?? "")\(more); the previous calibration is kept; see \(stem).certificate.html",
           status: .checkFailed)
       }
-      try result.record.write(to: cal)
       if Terminal.errorIsTerminal {
-        Terminal.writeError("calibration passed: \(cal), certificate \(stem).certificate.html\n")
+        let stored = result.storage.map { ", \($0)" } ?? ""
+        Terminal.writeError("calibration passed: \(cal)\(stored); certificate \(stem).certificate.html\n")
       }
     }
   }
