@@ -174,7 +174,9 @@ public enum Certificate {
           sv += p.error / d2
         }
         let v = sw > 0 ? sv / sw : 0
-        svg.rect(left + Double(i) * cw, top + Double(j) * ch, cw + 0.5, ch + 0.5, fill: SVG.heat(v / limit), extra: "fill-opacity=\"0.55\"")
+        svg.rect(
+          left + Double(i) * cw, top + Double(j) * ch, cw + 0.6, ch + 0.6, fill: SVG.heat(v / limit, light: 0.45),
+          extra: "shape-rendering=\"crispEdges\"")
       }
     }
     svg.rect(left, top, plotW, plotH, fill: "none", stroke: "#333")

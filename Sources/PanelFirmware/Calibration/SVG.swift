@@ -96,7 +96,7 @@ struct SVG {
   }
 
   /// Colour for `fraction` of a limit: green at 0, amber at 0.5, red at 1 and above.
-  static func heat(_ fraction: Double) -> String {
+  static func heat(_ fraction: Double, light: Double = 0) -> String {
     let f = max(0, min(1, fraction.isFinite ? fraction : 1))
     let stops: [(Double, (Double, Double, Double))] = [
       (0, (26, 152, 80)), (0.5, (254, 224, 139)), (1, (215, 48, 39)),
@@ -106,7 +106,7 @@ struct SVG {
     let (a, ca) = stops[i]
     let (b, cb) = stops[i + 1]
     let t = (f - a) / (b - a)
-    func mix(_ x: Double, _ y: Double) -> Int { Int((x + (y - x) * t).rounded()) }
+    func mix(_ x: Double, _ y: Double) -> Int { Int(((x + (y - x) * t) * (1 - light) + 255 * light).rounded()) }
     return rgb(mix(ca.0, cb.0), mix(ca.1, cb.1), mix(ca.2, cb.2))
   }
 
