@@ -298,3 +298,33 @@ extension CalibrateTests {
     #expect(record.contains("board = \"sim-plate4-nau7802\"") && record.contains("serial = \"SIM-PLATE4-N-0001\""))
   }
 }
+
+extension CalibrateTests {
+  /// A fixture's session with only the contract's keys (no roles, no
+  /// limits) is computed with roles inferred; a grid session that never
+  /// loads most of the panel fails naming a cell it cannot calibrate.
+  @Test func aContractOnlySessionThatLoadsOnlyOneRowFailsOnCoverage() throws {
+    let live = try Self.run("sim-grid")
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    // Steps 1-25 of the grid plan: the tare, then 200 g, 500 g and a zero on cells 0-7.
+    var plan = "board = \"sim-grid\"\nserial = \"SIM-GRID-0001\"\n"
+    for step in 1...25 {
+      let file = String(format: "step-%03d.csv", step)
+      try FileManager.default.copyItem(atPath: live.session + "/" + file, toPath: dir.path + "/" + file)
+      let cell = (step - 2) / 3
+      switch (step - 2) % 3 {
+      case _ where step == 1: plan += "\n[[step]]\nfile = \"\(file)\"\nload_g = 0\n"
+      case 0, 1:
+        let load = (step - 2) % 3 == 0 ? 200 : 500
+        plan += "\n[[step]]\nfile = \"\(file)\"\nload_g = \(load)\nx_mm = \(cell * 20 + 10)\ny_mm = 10\n"
+      default: plan += "\n[[step]]\nfile = \"\(file)\"\nload_g = 0\n"
+      }
+    }
+    try plan.write(toFile: dir.path + "/plan.toml", atomically: true, encoding: .utf8)
+    let r = try Panelctl.run(["calibrate", "--board", "boards/sim-grid.toml", "--session", dir.path, "--out", dir.path + "/c.toml"])
+    Self.expectOneLine(r, status: 2, contains: ["cell 16: coverage", "no fit placement within one pitch"])
+    let s = try Self.summary(dir.path + "/c.certificate.json")
+    #expect(s.result == "fail")
+  }
+}

@@ -67,8 +67,22 @@ public enum CalibrationComputation {
     // Cells that do not respond are left out of the fit (and fail).
     var span = [Double](repeating: 0, count: n)
     for p in placements { for k in 0..<n { span[k] = max(span[k], abs(p.deltas[k])) } }
-    let responding = (0..<n).map { span[$0] >= 50 * max(noise[$0], 1) }
-    let excluded = Set((0..<n).filter { !responding[$0] })
+    // On a grid, a cell no fit placement comes within a pitch of cannot be
+    // calibrated by this session (which says nothing about the cell).
+    var nearest = [Double](repeating: 0, count: n)  // pitches to the nearest fit placement
+    if let g = board.grid {
+      for k in 0..<n {
+        let c = board.cells[k]
+        nearest[k] = placements.map {
+          let dx = $0.x_mm - c.x_mm
+          let dy = $0.y_mm - c.y_mm
+          return (dx * dx + dy * dy).squareRoot() / g.pitch_mm
+        }.min() ?? .infinity
+      }
+    }
+    let covered = nearest.map { $0 <= 1 }
+    let responding = (0..<n).map { !covered[$0] || span[$0] >= 50 * max(noise[$0], 1) }
+    let excluded = Set((0..<n).filter { !responding[$0] || !covered[$0] })
 
     // Fit; reject the worst placement while one disagrees with its mass.
     var used = Array(placements.indices)
@@ -209,12 +223,17 @@ public enum CalibrationComputation {
 
     // Checks.
     var add = CheckList()
+    for k in 0..<n where !covered[k] {
+      add.fail(
+        "coverage", "cell \(k)", nearest[k], 1, "pitches",
+        "no fit placement within one pitch of it: the session cannot calibrate this cell")
+    }
     for c in cells where !c.responds {
       add.fail(
         "response", "cell \(c.index)", c.span_counts, 50 * max(c.noise_counts, 1), "counts",
         "no response to load (largest change \(Format.short(c.span_counts)) counts, noise \(Format.short(c.noise_counts)) counts): a dead cell or a broken connection")
     }
-    let live = cells.filter(\.responds)
+    let live = cells.filter { $0.responds && covered[$0.index] }
     add.each("noise", "N", limits.noise_n, live.map { ("cell \($0.index)", $0.noise_n, "") })
     add.each(
       "sensitivity", "%", limits.sensitivitySpread_pct,
