@@ -62,3 +62,16 @@ public struct SimulatedPanel: FrontEnd {
     return true
   }
 }
+
+extension SimulatedPanel: InspectableFrontEnd {
+  public mutating func inspect() -> FrontEndInfo {
+    var info = FrontEndInfo()
+    let p = parameters
+    info.add("front end", "sim: the simulated panel delivers frames directly (no bus, no chips)")
+    info.add(
+      "simulation",
+      "seed \(p.seed), serial \(p.serial), \(cellCount) cells, \(p.gain_counts_per_n) counts/N, noise \(p.noise_counts) counts")
+    info.add("health", health.description)
+    return info
+  }
+}
