@@ -93,12 +93,20 @@ public struct CalibrationRecord: Sendable, Equatable {
     return m
   }
 
+  /// The lowest version that holds this record: 1 when it has none of
+  /// version 2's additions (the simulator's truth stays as committed).
+  public var encodedVersion: Int {
+    let plain = result.isEmpty && fit == nil && coupling == nil && checks.isEmpty
+      && cells.allSatisfy { $0.noise_counts == nil }
+    return plain ? 1 : CalibrationRecord.version
+  }
+
   /// The record's text, CRC line included.
   public func encoded() -> String {
     var body = "# Force panel calibration record. Edit nothing: the CRC covers every byte\n"
     body += "# above the [integrity] line.\n"
     body += "format = \"\(CalibrationRecord.format)\"\n"
-    body += "version = \(CalibrationRecord.version)\n"
+    body += "version = \(encodedVersion)\n"
     body += "board = \(quoted(board))\n"
     body += "serial = \(quoted(serial))\n"
     body += "created = \(quoted(created))\n"
