@@ -50,6 +50,7 @@ struct ReportRun {
     let limit = frames.map { UInt64($0) } ?? UInt64.max
     while loop.frames < limit, !Terminal.shouldStop, !out.closed {
       guard try loop.step() else { break }
+      Notices.report(from: &loop.source)
       if idle || !loop.report.isEmpty {
         encoder.encode(loop.report, into: buffer)
         try out.flush(buffer)
