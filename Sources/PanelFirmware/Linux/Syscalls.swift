@@ -8,15 +8,14 @@
 import CGPIOD
 import CI2C
 
-@inline(__always)
-private func mocked(_ call: @autoclosure () -> KernelCall) -> KernelReply? {
-  #if ENABLE_MOCKING
-    if let kernel = MockKernel.current { return kernel.answer(call()) }
-  #endif
-  return nil
-}
-
 #if ENABLE_MOCKING
+  /// The mocked kernel's answer to `call`, when a test installed one.
+  @inline(__always)
+  private func mocked(_ call: @autoclosure () -> KernelCall) -> KernelReply? {
+    if let kernel = MockKernel.current { return kernel.answer(call()) }
+    return nil
+  }
+
   /// A mocked reply in the C convention.
   private func cResult(_ reply: KernelReply) -> CInt {
     if let e = reply.errno {

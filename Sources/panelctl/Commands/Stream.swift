@@ -64,6 +64,7 @@ struct ReportRun {
     while loop.frames < limit, !Terminal.shouldStop, !out.closed {
       guard try loop.step() else { break }
       haptics.respond(to: loop.report)  // the click, in the frame of its stage change
+      Notices.report(from: &loop.source)
       if idle || !loop.report.isEmpty {
         encoder.encode(loop.report, into: buffer)
         try out.flush(buffer)
