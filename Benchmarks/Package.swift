@@ -50,6 +50,16 @@ let package = Package(
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
     .executableTarget(
+      name: "BusTimingBenchmarks",
+      dependencies: [
+        .product(name: "PanelFirmware", package: "ForcePanel"),
+        .product(name: "ForceCore", package: "ForcePanel"),
+        .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/BusTimingBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+    .executableTarget(
       name: "InteractionBenchmarks",
       dependencies: [
         .product(name: "PanelFirmware", package: "ForcePanel"),

@@ -22,6 +22,9 @@ PANELCTL="$(swift build --show-bin-path)/panelctl" \
 echo "== real kernel paths in a VM: scripts/vm/run.sh (PANEL_VM=0 skips)" >&2
 if [ "${PANEL_VM:-1}" != 0 ]; then bash scripts/vm/run.sh; fi
 
+echo "== release build of panelctl (what scripts/run.sh runs)" >&2
+swift build -c release --product panelctl
+
 echo "== Embedded Swift, -no-allocations: ForceCore" >&2
 bash scripts/embedded-check.sh
 echo "== all checks passed" >&2

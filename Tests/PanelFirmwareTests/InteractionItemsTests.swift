@@ -188,3 +188,30 @@ import Testing
     #expect(d.kinds() == [.peek, .peekCancelled])
   }
 }
+
+/// A cell failing at its rail on the simulated panels: masked, counted, no
+/// false touch, force unavailable and back.
+@Suite struct CellFaultTests {
+  @Test(arguments: ["sim-plate4", "sim-grid"])
+  func aFailedCellMakesNoTouchAndForceUnavailable(_ name: String) throws {
+    let board = try Repo.board(name)
+    let scenario = Scenario(name: "fault", duration_s: 4, touches: [], faults: [CellFault(cell: 1, start_s: 1, end_s: 2)])
+    let parameters = try FrontEndFactory.simulationParameters(board)
+    let panel = SimulatedPanel(board: board, parameters: parameters, scenario: scenario)
+    let loop = ScanLoop(source: panel, board: board, calibration: panel.trueCalibration(created: "test"))
+    var states: [(Double, ForceCapability)] = []
+    var touches = 0
+    while try loop.step() {
+      touches += loop.report.touchCount
+      states.append((Double(loop.report.time.rawValue) / 1e6, loop.report.capability))
+    }
+    #expect(touches == 0)
+    let rate = Double(board.rate_hz)
+    #expect(loop.interaction.health.railSamples == UInt64(rate))  // one second at the rail
+    let unavailable = states.filter { !$0.1.isAvailable }
+    #expect(unavailable.first?.1 == ForceCapability(state: .unavailable, reason: .cellFault, cell: 1))
+    // From a quarter second after the failure to half a second after the repair.
+    #expect(abs(unavailable.first!.0 - 1.25) < 2 / rate)
+    #expect(abs(unavailable.last!.0 - 2.5) < 2.5 / rate)
+  }
+}

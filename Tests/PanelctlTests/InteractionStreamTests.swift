@@ -253,7 +253,7 @@ struct InteractionLine: Decodable {
     BadInputTests.expectOneLineError(replay, contains: [regions + ":9:", "item[1] edit_menu"])
   }
 
-  @Test func hapticsOnARealBusAreRefusedClearly() throws {
+  @Test func hapticsOnAMissingBusAreAClearError() throws {
     let dir = try Panelctl.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let text = try BadInputTests.boardText().replacingOccurrences(of: "bus = \"sim\"", with: "bus = \"/dev/i2c-9\"")
@@ -262,7 +262,7 @@ struct InteractionLine: Decodable {
       "stream", "--board", board, "--calibration", "calibration/sim-plate4.toml", "--scenario", "scenarios/demo-plate4.toml",
       "--frames", "5",
     ])
-    BadInputTests.expectOneLineError(r, contains: [board + ":", "[haptics] bus", "/dev/i2c-9"])
+    BadInputTests.expectOneLineError(r, contains: [board + ":", "[haptics] bus", "/dev/i2c-9", "does not exist"])
   }
 
   @Test func aBadControlLineIsAWarningAndTheRunGoesOn() throws {

@@ -12,6 +12,26 @@ let benchmarks: @Sendable () -> Void = {
     metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
     timeUnits: .nanoseconds, scalingFactor: .kilo, maxDuration: .seconds(2), maxIterations: 10_000)
 
+  // A click: the driver's one write (and the next frame's MODE check) on a
+  // bus that only counts bytes, so the figure is the firmware's own cost.
+  Benchmark("Haptic click and check") { benchmark in
+    var feedback = HapticFeedback(bus: NullBus(), settings: HapticsSettings())
+    try feedback.start()
+    var click = FrameReport()
+    click.append(TouchEvent(kind: .peek, touch: 1))
+    let quiet = FrameReport()
+    var t: Int64 = 0
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+      t += 2_000_000  // 2 s apart: no cancel
+      click.time = Time_us(rawValue: t)
+      feedback.respond(to: click)
+      feedback.respond(to: quiet)
+    }
+    benchmark.stopMeasurement()
+    blackHole(feedback.bus.bytes)
+  }
+
   for touches in [1, 4, 10] {
     Benchmark("Stage machine \(touches) touches") { benchmark in
       let script = StageScript(touches: touches)
@@ -113,5 +133,25 @@ struct StageScript {
       report.append(TouchReport(touch: table[f * touches + k]))
     }
     frame += 1
+  }
+}
+
+/// A bus that takes every transfer: reads return 0 (MODE: running) except
+/// STATUS (a DRV2605L). Counts the bytes.
+struct NullBus: I2CBus {
+  var bytes = 0
+  var pointer: UInt8 = 0
+  mutating func write(_ bytes: UnsafeRawBufferPointer, to address: I2CAddress) throws(I2CError) {
+    self.bytes &+= bytes.count
+  }
+  mutating func read(into buffer: UnsafeMutableRawBufferPointer, from address: I2CAddress) throws(I2CError) {
+    for i in 0..<buffer.count { buffer[i] = 0 }
+  }
+  mutating func writeRead(
+    _ bytes: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer, address: I2CAddress
+  ) throws(I2CError) {
+    self.bytes &+= bytes.count + buffer.count
+    let status = bytes.first == 0
+    for i in 0..<buffer.count { buffer[i] = status ? 0xE0 : 0 }
   }
 }

@@ -101,7 +101,9 @@ public enum FrontEndFactory {
         message: "\"\(board.frontEnd.kind)\" is not a simulated front end")
     }
     guard let table = board.frontEnd.table else { return SimulationParameters() }
-    return try SimulationParameters(table: table)
+    let parameters = try SimulationParameters(table: table)
+    try parameters.check(board: board)
+    return parameters
   }
 }
 

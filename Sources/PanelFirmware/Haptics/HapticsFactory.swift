@@ -12,12 +12,13 @@ public enum HapticsFactory {
     return (HapticFeedback(bus: bus, settings: settings), chip)
   }
 
-  /// Checks that this build can drive the board's haptics.
-  public static func check(_ settings: HapticsSettings, board: Board) throws(FileError) {
-    guard settings.bus == "sim" else {
-      throw FileError(
-        file: board.file, field: "[haptics] bus",
-        message: "\"\(settings.bus)\": haptics on a real i2c-dev bus need the Linux I2C bus, not in this build (use bus = \"sim\")")
+  /// The DRV2605L on the i2c-dev node `bus` names; an error names the
+  /// board's `[haptics] bus` and the device.
+  public static func linux(_ settings: HapticsSettings) throws(FileError) -> HapticFeedback<LinuxI2CBus> {
+    do throws(I2CBusOpenError) {
+      return HapticFeedback(bus: try LinuxI2CBus(path: settings.bus), settings: settings)
+    } catch {
+      throw FileError(file: settings.file, line: settings.busLine, field: "[haptics] bus", message: error.description)
     }
   }
 }

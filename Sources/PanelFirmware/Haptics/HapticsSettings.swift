@@ -14,6 +14,9 @@ public struct HapticsSettings: Sendable, Equatable {
   public var popEffect: UInt8 = 1
   /// Attempts after a failed transfer.
   public var retries = 1
+  /// Where `bus` was defined, for errors about the device.
+  public var file = ""
+  public var busLine: Int?
 
   public init() {}
 
@@ -23,10 +26,13 @@ public struct HapticsSettings: Sendable, Equatable {
 
   /// Reads a `[haptics]` table; every problem names the file, line and key.
   public init(table t: TOMLTable) throws(FileError) {
+    self.init()
     try t.rejectUnknownKeys(HapticsSettings.keys)
     kind = try t.string("kind")
     if kind != "drv2605l" { throw t.error("kind", "\"\(kind)\" is not a haptic driver this build knows (expected: drv2605l)") }
     bus = try t.string("bus")
+    file = t.file
+    busLine = t.line(of: "bus")
     if bus != "sim" && !bus.hasPrefix("/dev/") {
       throw t.error("bus", "\"\(bus)\" is neither an i2c-dev node (/dev/i2c-N) nor \"sim\"")
     }

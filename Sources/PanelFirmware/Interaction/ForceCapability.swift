@@ -74,6 +74,8 @@ public struct ForceHealthMonitor: Sendable {
   var goodRun = 0
   /// The current verdict.
   public private(set) var fault = ForceCapability.available
+  /// Samples at a rail seen (and, once seeded, masked); they only grow.
+  public private(set) var railSamples: UInt64 = 0
 
   public init(rate_hz: Int) {
     faultFrames = max(2, rate_hz / 4)
@@ -94,6 +96,7 @@ public struct ForceHealthMonitor: Sendable {
       for k in 0..<n {
         let raw = frame.counts[k]
         if raw >= RawCounts.max || raw <= RawCounts.min {
+          railSamples &+= 1
           if core.isSeeded {
             frame.counts[k] = Int32(truncatingIfNeeded: Saturating.roundingShift(core.baseline(of: k).rawValue, 16))
           }

@@ -118,8 +118,8 @@ struct PressState: Sendable {
   ) -> UInt16 {
     lastX = x
     lastY = y
-    var dx = Int64(x) - Int64(originX)
-    var dy = Int64(y) - Int64(originY)
+    let dx = Int64(x) - Int64(originX)
+    let dy = Int64(y) - Int64(originY)
     var d2 = dx * dx + dy * dy
     // Twice the distance (four times its square) until anchored.
     var scale: Int64 = 4
@@ -130,7 +130,7 @@ struct PressState: Sendable {
       scale = 1
       originX = x
       originY = y
-      (dx, dy, d2) = (0, 0, 0)
+      d2 = 0
     }
     if d2 > rules.holdSlop2 * scale { holdBroken = true }
     var progress: UInt16 = 0

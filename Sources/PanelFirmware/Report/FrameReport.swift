@@ -136,11 +136,6 @@ public struct FrameReport: Sendable {
   public var isEmpty: Bool { touchCount == 0 && eventCount == 0 }
 
   public func touch(_ i: Int) -> TouchReport { touchStorage[i] }
-
-  /// Touch `i`, read in place: through a mutable report the fixed-capacity
-  /// storage is not copied (a non-mutating read may copy all of it).
-  @inline(__always)
-  public mutating func touchInPlace(_ i: Int) -> TouchReport { touchStorage[i] }
   public func event(_ i: Int) -> TouchEvent { eventStorage[i] }
 
   public mutating func removeAll() {

@@ -114,3 +114,16 @@ public struct SimulatedTwin<Inner: FrontEnd>: FrontEnd {
 
   public mutating func takeNotice() -> FrontEndNotice? { inner.takeNotice() }
 }
+
+extension SimulatedTwin: InspectableFrontEnd where Inner: InspectableFrontEnd {
+  public mutating func inspect() -> FrontEndInfo {
+    var info = inner.inspect()
+    let s = hardware.bus.statistics
+    let p = hardware.parameters.physics
+    info.add(
+      "simulation",
+      "simulated twin: seed \(p.seed), serial \(p.serial); simulated time \(rounded(Double(hardware.clock.now_ns) / 1e9, 3)) s, "
+        + "\(s.transfers) transfers, bus busy \(rounded(Double(s.busy_ns) / 1e6, 1)) ms")
+    return info
+  }
+}

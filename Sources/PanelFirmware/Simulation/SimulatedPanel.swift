@@ -10,7 +10,7 @@ import ForceCore
 public struct SimulatedPanel: FrontEnd {
   public let board: Board
   /// Scenario -> loads -> per-cell signal (shared with the simulated chips).
-  public private(set) var physics: PanelPhysics
+  public internal(set) var physics: PanelPhysics
   public var parameters: SimulationParameters { physics.parameters }
   /// The cells as drawn from the seed.
   public var cells: [SimulatedCell] { physics.cells }
@@ -60,5 +60,18 @@ public struct SimulatedPanel: FrontEnd {
     frameIndex += 1
     health.frames += 1
     return true
+  }
+}
+
+extension SimulatedPanel: InspectableFrontEnd {
+  public mutating func inspect() -> FrontEndInfo {
+    var info = FrontEndInfo()
+    let p = parameters
+    info.add("front end", "sim: the simulated panel delivers frames directly (no bus, no chips)")
+    info.add(
+      "simulation",
+      "seed \(p.seed), serial \(p.serial), \(cellCount) cells, \(p.gain_counts_per_n) counts/N, noise \(p.noise_counts) counts")
+    info.add("health", health.description)
+    return info
   }
 }

@@ -38,6 +38,9 @@ extension PanelCtl {
       while !Terminal.shouldStop {
         if let limit = length.frames, count >= limit { break }
         guard try source.next(into: &frame) else { break }
+        Notices.report(from: &source)
+        // A frame a chip could not deliver is not data: it is left out.
+        guard frame.valid else { continue }
         try frame.counts.span.withUnsafeBufferPointer { counts throws(FileError) in
           try writer.append(
             tUs: frame.time.rawValue,

@@ -44,7 +44,8 @@ extension PanelCtl {
 }
 
 /// Runs a scan loop to its end and feeds every frame to the sinks; between
-/// frames, applies the control lines due (`--control`).
+/// frames, reports the front end's notices and applies the control lines
+/// due (`--control`).
 struct ReportRun {
   let command: String
   /// The board with the start-up interaction overrides applied.
@@ -64,10 +65,19 @@ struct ReportRun {
     self.setup = setup
   }
 
+  /// Runs with the board's haptic driver (if any) ahead of `sinks`: the
+  /// click in the frame of its stage.
   func run<F: FrontEnd, S: FrameSink>(_ frontEnd: F, _ sinks: S) throws {
-    // The board's haptic driver first: the click in the frame of its stage.
-    let haptics = try board.haptics.map { HapticSink(try InteractionSetup.haptics($0, board: board)) }
-    var sinks = SinkPair(haptics, sinks)
+    guard let h = board.haptics else { return try drive(frontEnd, sinks) }
+    if h.bus == "sim" {
+      let feedback = InteractionSetup.started(HapticsFactory.simulated(h).feedback)
+      return try drive(frontEnd, SinkPair(HapticSink(feedback), sinks))
+    }
+    try drive(frontEnd, SinkPair(HapticSink(InteractionSetup.started(try HapticsFactory.linux(h))), sinks))
+  }
+
+  func drive<F: FrontEnd, S: FrameSink>(_ frontEnd: F, _ sinks: S) throws {
+    var sinks = sinks
     var setup = self.setup
     var source = frontEnd
     try source.start()
@@ -77,6 +87,7 @@ struct ReportRun {
       while loop.frames < limit, !Terminal.shouldStop, !sinks.isClosed {
         guard try loop.step() else { break }
         try sinks.consume(loop)
+        Notices.report(from: &loop.source)
         setup.poll(time: loop.report.time, &loop.interaction)
       }
       // Touches still down when the run stops are cancelled, not left open.

@@ -81,15 +81,14 @@ struct InteractionSetup {
     }
   }
 
-  /// The board's haptic driver, brought up (a chip that does not answer is
-  /// a warning; it is tried again at the next click).
-  static func haptics(_ settings: HapticsSettings, board: Board) throws -> HapticFeedback<SimulatedI2CBus> {
-    try HapticsFactory.check(settings, board: board)
-    var feedback = HapticsFactory.simulated(settings).feedback
+  /// The haptic driver brought up (a chip that does not answer is a
+  /// warning; it is tried again at the next click).
+  static func started<Bus: I2CBus>(_ feedback: HapticFeedback<Bus>) -> HapticFeedback<Bus> {
+    var feedback = feedback
     do {
       try feedback.start()
     } catch {
-      Terminal.writeError("panelctl: warning: \(error)\n")
+      Terminal.writeError("panelctl: warning: \(feedback.settings.bus): \(error)\n")
     }
     return feedback
   }

@@ -41,8 +41,10 @@ extension Register8 {
   @inline(__always)
   static func mask(_ width: Int) -> UInt8 { width >= 8 ? 0xFF : UInt8((1 << width) - 1) }
 
-  public var description: String { Self.hex(rawValue) }
+  public var description: String { Register8Hex.hex(rawValue) }
+}
 
+public enum Register8Hex {
   /// "0x2a".
   public static func hex(_ value: UInt8) -> String {
     let digits = Array("0123456789abcdef")

@@ -72,6 +72,26 @@ public struct ADS122C04Cell: CellChip {
   }
 }
 
+extension ADS122C04Cell {
+  public func describe<Bus: I2CBus, Clock: MonotonicClock>(
+    at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
+  ) throws(I2CError) -> [String] {
+    let chip = ADS122C04(address: place.address)
+    let r0 = try io.run(place) { (bus) throws(I2CError) in try chip.read(ADS122C04.Config0.self, on: &bus) }
+    let r1 = try io.run(place) { (bus) throws(I2CError) in try chip.read(ADS122C04.Config1.self, on: &bus) }
+    let r2 = try io.run(place) { (bus) throws(I2CError) in try chip.read(ADS122C04.Config2.self, on: &bus) }
+    let r3 = try io.run(place) { (bus) throws(I2CError) in try chip.read(ADS122C04.Config3.self, on: &bus) }
+    let sps = ADS122C04.samplesPerSecond(rateCode: r1.rateCode, turbo: r1.turbo)
+    return [
+      "registers 0-3: \(r0) \(r1) \(r2) \(r3)",
+      "MUX \(r0.input), gain \(r0.gain.factor)\(r0.pgaBypass ? " (PGA bypassed)" : ""); \(sps) SPS"
+        + "\(r1.turbo ? " turbo" : ""), \(r1.continuous ? "continuous" : "single shot"), VREF \(r1.reference)"
+        + "\(r1.temperatureSensor ? ", temperature sensor" : ""); DRDY \(r2.dataReady ? 1 : 0), DCNT "
+        + "\(r2.counter ? "on" : "off"), CRC \(r2.integrity)",
+    ]
+  }
+}
+
 /// The ADS122C04 front end.
 public typealias ADS122C04FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady> = CellFrontEnd<
   ADS122C04Cell, Bus, Clock, Line

@@ -25,6 +25,10 @@ public protocol CellChip: Sendable {
   func diagnose<Bus: I2CBus, Clock: MonotonicClock>(
     at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
   ) throws(I2CError) -> CellDiagnosis
+  /// The chip's registers, read now and decoded, for `panelctl info`.
+  func describe<Bus: I2CBus, Clock: MonotonicClock>(
+    at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
+  ) throws(I2CError) -> [String]
 }
 
 /// What a bring-up step leads to.
@@ -57,4 +61,14 @@ public enum CellDiagnosis: Equatable, Sendable {
 public enum CellStep<Step: Equatable & Sendable>: Equatable, Sendable {
   case chip(Step)
   case discarding(Int)
+}
+
+extension ChipCondition: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .ready: "ready"
+    case .bringingUp(let step, _): "being brought up (\(step))"
+    case .failed(let fault, _): "failing: \(fault)"
+    }
+  }
 }

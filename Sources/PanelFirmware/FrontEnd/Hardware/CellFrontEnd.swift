@@ -295,3 +295,27 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     notices.post(FrontEndNotice(time_us: io.clock.now_us(), message: message))
   }
 }
+
+extension CellFrontEnd: InspectableFrontEnd {
+  public mutating func inspect() -> FrontEndInfo {
+    var info = FrontEndInfo()
+    info.add("front end", configuration.summary)
+    info.add("chips", "\(cellCount) x \(configuration.chip.name): " + configuration.settingsSummary)
+    if let bus = io.bus as? SimulatedI2CBus {
+      info.add("timing", configuration.timingSummary(bus.timing))
+    } else {
+      info.add("timing", configuration.timingSummary(I2CBusTiming(khz: configuration.bus_khz)))
+    }
+    for i in conditions.indices {
+      info.add("chip \(i)", "\(locations[i]): \(conditions[i])")
+      do throws(I2CError) {
+        for line in try chips[i].describe(at: configuration.places[i], io: &io) { info.add("", line) }
+      } catch {
+        info.add("", "registers not readable: \(error)")
+      }
+    }
+    io.describeEEPROM(configuration, into: &info)
+    info.add("health", io.health.description)
+    return info
+  }
+}

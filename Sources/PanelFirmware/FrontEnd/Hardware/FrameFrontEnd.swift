@@ -258,3 +258,45 @@ public final class TransferBuffer {
 
   deinit { bytes.deallocate() }
 }
+
+extension FrameFrontEnd: InspectableFrontEnd {
+  public mutating func inspect() -> FrontEndInfo {
+    var info = FrontEndInfo()
+    info.add("front end", configuration.summary)
+    info.add("controller", configuration.settingsSummary)
+    if let bus = io.bus as? SimulatedI2CBus {
+      info.add("timing", configuration.timingSummary(bus.timing))
+    } else {
+      info.add("timing", configuration.timingSummary(I2CBusTiming(khz: configuration.bus_khz)))
+    }
+    info.add("chip 0", "\(location): \(condition)")
+    var r = [UInt8](repeating: 0, count: 17)
+    let c = controller
+    do throws(I2CError) {
+      try r.withUnsafeMutableBytes { p in
+        Result { () throws(I2CError) in
+          try io.run(place) { (bus) throws(I2CError) in
+            try RegisterIO.read(FrameProtocol.Register.id, into: p, at: c.address, on: &bus)
+          }
+        }
+      }.get()
+      let status = FrameProtocol.Status(rawValue: r[0x10])
+      var bits: [String] = []
+      for (on, name) in [
+        (status.ready, "READY"), (status.overrun, "OVERRUN"), (status.restarted, "RESTARTED"),
+        (status.cellFault, "CELL_FAULT"), (status.running, "RUNNING"),
+      ] where on { bits.append(name) }
+      let id = String(decoding: r[0..<2], as: UTF8.self)
+      info.add("", "00-10: " + hexBytes(r))
+      info.add(
+        "",
+        "ID \"\(id)\" \(r[2]).\(r[3]), CELLS \(r[4]), MAX_RATE \(Int(r[5]) << 8 | Int(r[6])), CTRL \(Register8Hex.hex(r[8])), "
+          + "RATE \(Int(r[9]) << 8 | Int(r[10])), STATUS \(status) (\(bits.joined(separator: " ")))")
+    } catch {
+      info.add("", "registers not readable: \(error)")
+    }
+    io.describeEEPROM(configuration, into: &info)
+    info.add("health", io.health.description)
+    return info
+  }
+}

@@ -78,6 +78,38 @@ public struct NAU7802Cell: CellChip {
   }
 }
 
+extension NAU7802Cell {
+  public func describe<Bus: I2CBus, Clock: MonotonicClock>(
+    at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
+  ) throws(I2CError) -> [String] {
+    var r = [UInt8](repeating: 0, count: 32)
+    try r.withUnsafeMutableBytes { p in
+      Result { () throws(I2CError) in
+        try io.run(place) { (bus) throws(I2CError) in try NAU7802().readRegisters(from: 0, into: p, on: &bus) }
+      }
+    }.get()
+    let pu = NAU7802.PUCtrl(rawValue: r[0])
+    let c1 = NAU7802.Ctrl1(rawValue: r[1])
+    let c2 = NAU7802.Ctrl2(rawValue: r[2])
+    var bits: [String] = []
+    for (on, name) in [
+      (pu.registerReset, "RR"), (pu.powerUpDigital, "PUD"), (pu.powerUpAnalog, "PUA"), (pu.powerUpReady, "PUR"),
+      (pu.cycleStart, "CS"), (pu.conversionReady, "CR"), (pu.internalLDO, "AVDDS"),
+    ] where on { bits.append(name) }
+    let ocal = RegisterIO.signExtend24(r[3], r[4], r[5])
+    let gcal = (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(r[6 + $1]) }
+    let adco = RegisterIO.signExtend24(r[0x12], r[0x13], r[0x14])
+    return [
+      "00-0f: " + hexBytes(r[0..<16]),
+      "10-1f: " + hexBytes(r[16..<32]),
+      "PU_CTRL \(pu) (\(bits.joined(separator: " "))); CTRL1 \(c1) (gain \(c1.gain.factor), LDO "
+        + "\(Double(c1.ldo.millivolts) / 1000) V); CTRL2 \(c2) (\(c2.rate.samplesPerSecond) SPS, channel "
+        + "\(c2.channel2 ? 2 : 1), CALS \(c2.calibrationStart ? 1 : 0), CAL_ERR \(c2.calibrationError ? 1 : 0))",
+      "OCAL1 \(ocal), GCAL1 \(rounded(Double(gcal) / Double(1 << 23), 6)), ADCO \(adco), REV_ID \(Register8Hex.hex(r[0x1F]))",
+    ]
+  }
+}
+
 /// The NAU7802 front end.
 public typealias NAU7802FrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady> = CellFrontEnd<
   NAU7802Cell, Bus, Clock, Line

@@ -1,0 +1,66 @@
+import ArgumentParser
+import ForceCore
+import PanelFirmware
+
+extension PanelCtl {
+  struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Identify the board's front end: its configuration, chips, registers and health.",
+      discussion: """
+        Brings the front end up as stream would, reads --frames frames, then \
+        reads every chip's registers and prints them with the health \
+        counters and the frame rate reached. Works on real boards and on \
+        simulated twins alike.
+        """)
+
+    @Option(name: .long, help: ArgumentHelp("The board file (boards/*.toml).", valueName: "BOARD.toml"))
+    var board: String
+
+    @Option(name: .long, help: ArgumentHelp("Frames to read before reporting.", valueName: "N"))
+    var frames = 64
+
+    func validate() throws {
+      if frames < 0 { throw ValidationError("--frames must be 0 or more, is \(frames)") }
+    }
+
+    func run() throws {
+      let b = try Board.load(path: board)
+      let frontEnd = try FrontEndFactory.make(board: b, options: RunOptions(speed: 0, frames: frames))
+      Terminal.stopOnSignals()
+      try show(frontEnd, b)
+    }
+
+    func show<F: FrontEnd>(_ frontEnd: F, _ b: Board) throws {
+      var source = frontEnd
+      try source.start()
+      var frame = RawFrame(cellCount: b.cellCount)
+      var first: Int64?
+      var last: Int64 = 0
+      var count = 0
+      while count < frames, !Terminal.shouldStop {
+        guard try source.next(into: &frame) else { break }
+        Notices.report(from: &source)
+        if first == nil { first = frame.time.rawValue }
+        last = frame.time.rawValue
+        count += 1
+      }
+      var lines = [FrontEndInfo.Line("board", "\(b.name) (\(b.file)): \(b.cellCount) cells at \(b.rate_hz) Hz")]
+      if var inspectable = source as? any InspectableFrontEnd {
+        lines += inspectable.inspect().lines
+      } else {
+        lines.append(.init("front end", "\(b.frontEnd.kind)"))
+        lines.append(.init("health", source.health.description))
+      }
+      if let first, count > 1, last > first {
+        let rate = Double(count - 1) / (Double(last - first) / 1e6)
+        lines.append(.init("frame rate", "\((rate * 10).rounded() / 10) frames/s over \(count) frames (front end clock)"))
+      }
+      var text = ""
+      for line in lines {
+        let label = line.label + String(repeating: " ", count: max(0, 11 - line.label.count))
+        text += (line.label.isEmpty ? "             " : label + "  ") + line.text + "\n"
+      }
+      print(text, terminator: "")
+    }
+  }
+}
