@@ -28,6 +28,9 @@ public struct ContactList: Sendable {
 
   public init() {}
 
+  /// Note: reading through a borrowed list copies its storage (Embedded
+  /// Swift allows no yielding accessor here); hot loops keep the list in
+  /// a `var` they own.
   public subscript(index: Int) -> Contact {
     @inline(__always) get { storage[index] }
   }

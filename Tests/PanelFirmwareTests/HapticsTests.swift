@@ -158,8 +158,8 @@ import Testing
       bus.clock.advance(to: loop.report.time.rawValue * 1000)
       let before = bus.trace.count
       feedback.respond(to: loop.report)
-      for i in 0..<loop.report.eventCount where !loop.report.event(i).kind.isPanelEvent {
-        eventFrames.append((loop.report.frame, loop.report.event(i).kind))
+      for i in 0..<loop.report.eventCount where !loop.report[event: i].kind.isPanelEvent {
+        eventFrames.append((loop.report.frame, loop.report[event: i].kind))
       }
       if bus.trace.count > before { traffic.append((loop.report.frame, Array(bus.trace[before...]))) }
     }

@@ -58,10 +58,10 @@ struct InteractionDrive {
     }
     interaction.update(&report)
     for i in 0..<report.touchCount {
-      let t = report.touch(i)
+      let t = report[touch: i]
       stages.append((frame, t.touch.id, t.stage, t.progress_milli, t.item))
     }
-    for i in 0..<report.eventCount { events.append((frame, report.event(i))) }
+    for i in 0..<report.eventCount { events.append((frame, report[event: i])) }
     frame += 1
   }
 

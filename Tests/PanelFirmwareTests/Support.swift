@@ -39,9 +39,9 @@ struct SimRun {
     while try loop.step() {
       let r = loop.report
       for i in 0..<r.touchCount {
-        touches.append((r.frame, r.time.rawValue, r.touch(i).touch, r.touch(i).stage))
+        touches.append((r.frame, r.time.rawValue, r[touch: i].touch, r[touch: i].stage))
       }
-      for i in 0..<r.eventCount { events.append((r.frame, r.event(i))) }
+      for i in 0..<r.eventCount { events.append((r.frame, r[event: i])) }
     }
     health = loop.pipeline.health
     frames = loop.frames

@@ -103,7 +103,7 @@ public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
   public func effect(for report: borrowing FrameReport) -> UInt8? {
     var effect: UInt8?
     for i in 0..<report.eventCount {
-      let e = report.event(i)
+      let e = report[event: i]
       switch e.kind {
       case .pop:
         return settings.popEffect

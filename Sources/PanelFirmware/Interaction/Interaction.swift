@@ -127,7 +127,7 @@ public struct Interaction: Sendable {
     }
     let holdMode = !capability.isAvailable
     for i in 0..<report.touchCount {
-      let t = report.touch(i).touch
+      let t = report[touch: i].touch
       let s = slot(for: t.id)
       if !slots[s].used {
         let item = regions.hit(x: t.x, y: t.y)

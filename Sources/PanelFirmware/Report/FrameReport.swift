@@ -135,8 +135,11 @@ public struct FrameReport: Sendable {
   /// Whether the frame has nothing to say (idle frames are not written).
   public var isEmpty: Bool { touchCount == 0 && eventCount == 0 }
 
-  public func touch(_ i: Int) -> TouchReport { touchStorage[i] }
-  public func event(_ i: Int) -> TouchEvent { eventStorage[i] }
+  /// The `i`-th touch. A yielding accessor: reading through a function
+  /// would copy the whole fixed-capacity storage of a borrowed report.
+  public subscript(touch i: Int) -> TouchReport { _read { yield touchStorage[i] } }
+  /// The `i`-th event (see `subscript(touch:)`).
+  public subscript(event i: Int) -> TouchEvent { _read { yield eventStorage[i] } }
 
   public mutating func removeAll() {
     touchCount = 0

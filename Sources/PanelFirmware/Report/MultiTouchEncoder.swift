@@ -93,7 +93,7 @@ public struct MultiTouchEncoder {
     var primary = -1
     var primaryID = UInt32.max
     for i in 0..<report.touchCount {
-      let t = report.touch(i).touch
+      let t = report[touch: i].touch
       var slot = slot(of: t.id)
       if slot < 0 {
         if t.phase.isFinal { continue }
@@ -122,7 +122,7 @@ public struct MultiTouchEncoder {
       }
     }
     if primary >= 0 {
-      let t = report.touch(primary).touch
+      let t = report[touch: primary].touch
       out.append(EV_KEY, BTN_TOUCH, 1)
       out.append(EV_ABS, ABS_X, x(t))
       out.append(EV_ABS, ABS_Y, y(t))

@@ -30,7 +30,7 @@ public struct NDJSONEncoder: Sendable {
     out.append(integer: Int64(report.frame))
     out.append(",\"touches\":[")
     for i in 0..<report.touchCount {
-      let r = report.touch(i)
+      let r = report[touch: i]
       let t = r.touch
       if i > 0 { out.append(UInt8(ascii: ",")) }
       out.append("{\"id\":")
@@ -57,7 +57,7 @@ public struct NDJSONEncoder: Sendable {
     }
     out.append("],\"events\":[")
     for i in 0..<report.eventCount {
-      let e = report.event(i)
+      let e = report[event: i]
       if i > 0 { out.append(UInt8(ascii: ",")) }
       out.append("{\"type\":\"")
       out.append(e.kind.name)

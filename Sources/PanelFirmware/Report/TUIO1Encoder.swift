@@ -32,17 +32,17 @@ public struct TUIO1Encoder {
     osc.end(slot)
 
     var alive = 0
-    for i in 0..<report.touchCount where !report.touch(i).touch.phase.isFinal { alive += 1 }
+    for i in 0..<report.touchCount where !report[touch: i].touch.phase.isFinal { alive += 1 }
     slot = osc.begin("/tuio/2Dcur", tags: ",s", repeating: UInt8(ascii: "i"), count: alive)
     osc.string("alive")
     for i in 0..<report.touchCount {
-      let t = report.touch(i).touch
+      let t = report[touch: i].touch
       if !t.phase.isFinal { osc.int32(Int32(bitPattern: t.id)) }
     }
     osc.end(slot)
 
     for i in 0..<report.touchCount {
-      let t = report.touch(i).touch
+      let t = report[touch: i].touch
       guard !t.phase.isFinal else { continue }
       let x = source.x(t)
       let y = source.y(t)

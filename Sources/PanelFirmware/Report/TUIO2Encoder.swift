@@ -40,7 +40,7 @@ public struct TUIO2Encoder {
 
     var alive = 0
     for i in 0..<report.touchCount {
-      let r = report.touch(i)
+      let r = report[touch: i]
       let t = r.touch
       guard !t.phase.isFinal else { continue }
       alive += 1
@@ -70,7 +70,7 @@ public struct TUIO2Encoder {
 
     slot = osc.begin("/tuio2/alv", tags: ",", repeating: UInt8(ascii: "i"), count: alive)
     for i in 0..<report.touchCount {
-      let t = report.touch(i).touch
+      let t = report[touch: i].touch
       if !t.phase.isFinal { osc.int32(Int32(bitPattern: t.id)) }
     }
     osc.end(slot)
@@ -85,7 +85,7 @@ enum ForcePanelOSC {
   /// `/forcepanel/event type s_id` (`,si`) per event of the frame.
   static func stagesAndEvents(_ report: borrowing FrameReport, _ osc: OSCWriter) {
     for i in 0..<report.touchCount {
-      let r = report.touch(i)
+      let r = report[touch: i]
       guard !r.touch.phase.isFinal else { continue }
       let slot = osc.begin("/forcepanel/stage", ",isf")
       osc.int32(Int32(bitPattern: r.touch.id))
@@ -94,7 +94,7 @@ enum ForcePanelOSC {
       osc.end(slot)
     }
     for i in 0..<report.eventCount {
-      let e = report.event(i)
+      let e = report[event: i]
       let slot = osc.begin("/forcepanel/event", ",si")
       osc.string(e.kind.name)
       osc.int32(Int32(bitPattern: e.touch))

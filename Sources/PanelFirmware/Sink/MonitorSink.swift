@@ -46,9 +46,9 @@ public struct MonitorSink: FrameSink {
 
   public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
     frames = loop.frames
-    for i in 0..<loop.report.eventCount { recent.add(loop.report.event(i), frame: loop.frames) }
+    for i in 0..<loop.report.eventCount { recent.add(loop.report[event: i], frame: loop.frames) }
     for i in 0..<loop.report.touchCount {
-      let id = loop.report.touch(i).touch.id
+      let id = loop.report[touch: i].touch.id
       if id > lastTouchID {
         lastTouchID = id
         touchesSeen += 1
@@ -161,7 +161,7 @@ public struct MonitorSink: FrameSink {
   /// The id (last digit drawn) of an active touch at this character.
   func touchMarker<Source: FrontEnd>(_ loop: ScanLoop<Source>, column c: Int, row r: Int) -> UInt32? {
     for i in 0..<loop.report.touchCount {
-      let t = loop.report.touch(i).touch
+      let t = loop.report[touch: i].touch
       guard !t.phase.isFinal else { continue }
       if map.column(of: t.x) == c && map.row(of: t.y) == r { return t.id }
     }
@@ -214,7 +214,7 @@ public struct MonitorSink: FrameSink {
     for i in 0..<4 {
       at(row0 + 1 + i, 1)
       if i < shown {
-        let r = loop.report.touch(i)
+        let r = loop.report[touch: i]
         let t = r.touch
         number(Int64(t.id), width: 5)
         screen.append("  ")

@@ -65,11 +65,14 @@ public struct Tracker: Sendable {
   var tracks: InlineArray<16, Track> = InlineArray(repeating: Track())
   var trackCount = 0
   var nextID: UInt32 = 1
+  /// This frame's contacts.
+  var input = ContactList()
   var invalidRun = 0
 
   public init(settings: TrackerSettings) { self.settings = settings }
 
-  public subscript(index: Int) -> TrackedTouch { reported[index] }
+  /// A yielding accessor, so a borrowed tracker's storage is not copied.
+  public subscript(index: Int) -> TrackedTouch { _read { yield reported[index] } }
 
   /// Touches currently active (began and not yet ended).
   public var activeCount: Int {
@@ -97,6 +100,9 @@ public struct Tracker: Sendable {
 
   /// Feeds one frame of the core.
   public mutating func update(contacts: ContactList, outcome: FrameOutcome, loadAbsorbed: Bool) {
+    // One copy into storage the tracker owns: reading a borrowed list
+    // element by element would copy all of it each time.
+    input = contacts
     count = 0
     if loadAbsorbed {
       cancelAll()
@@ -112,10 +118,10 @@ public struct Tracker: Sendable {
     case .measured:
       invalidRun = 0
     }
-    associate(contacts)
+    associate()
     // Unmatched contacts strong enough start candidates.
-    for c in 0..<contacts.count where !isClaimed(c) {
-      let contact = contacts[c]
+    for c in 0..<input.count where !isClaimed(c) {
+      let contact = input[c]
       guard contact.force >= settings.touchOn, trackCount < 16 else { continue }
       var t = Track()
       t.x = contact.x.rawValue
@@ -126,7 +132,7 @@ public struct Tracker: Sendable {
       tracks[trackCount] = t
       trackCount += 1
     }
-    for i in 0..<trackCount { advance(i, contacts) }
+    for i in 0..<trackCount { advance(i) }
     emit()
   }
 
@@ -136,7 +142,7 @@ public struct Tracker: Sendable {
   }
 
   /// Greedy nearest-pair matching of tracks to contacts within the gate.
-  mutating func associate(_ contacts: ContactList) {
+  mutating func associate() {
     for i in 0..<trackCount { tracks[i].matched = -1 }
     let gate = Int64(settings.gate.rawValue)
     let gate2 = gate * gate
@@ -145,9 +151,9 @@ public struct Tracker: Sendable {
       var bi = -1
       var bc = -1
       for i in 0..<trackCount where tracks[i].matched < 0 {
-        for c in 0..<contacts.count where !isClaimed(c) {
-          let dx = Int64(contacts[c].x.rawValue) - Int64(tracks[i].x)
-          let dy = Int64(contacts[c].y.rawValue) - Int64(tracks[i].y)
+        for c in 0..<input.count where !isClaimed(c) {
+          let dx = Int64(input[c].x.rawValue) - Int64(tracks[i].x)
+          let dy = Int64(input[c].y.rawValue) - Int64(tracks[i].y)
           let d = dx * dx + dy * dy
           // Active touches win ties over candidates.
           let rank = d * 2 + (tracks[i].active ? 0 : 1)
@@ -164,19 +170,19 @@ public struct Tracker: Sendable {
   }
 
   /// Moves one track forward by a frame.
-  mutating func advance(_ i: Int, _ contacts: ContactList) {
+  mutating func advance(_ i: Int) {
     var t = tracks[i]
     defer { tracks[i] = t }
     let c = t.matched
     if !t.active {
       // Candidate: needs `debounce` strong frames in a row.
-      guard c >= 0, contacts[c].force >= settings.touchOn else {
+      guard c >= 0, input[c].force >= settings.touchOn else {
         t.run = -1  // dropped below
         return
       }
-      t.x = contacts[c].x.rawValue
-      t.y = contacts[c].y.rawValue
-      t.force = contacts[c].force
+      t.x = input[c].x.rawValue
+      t.y = input[c].y.rawValue
+      t.force = input[c].force
       t.run += 1
       if t.run >= settings.debounce && activeCount < settings.maxTouches {
         t.active = true
@@ -190,7 +196,7 @@ public struct Tracker: Sendable {
       return
     }
     if c >= 0 {
-      let contact = contacts[c]
+      let contact = input[c]
       // Smooth the position in proportion to force: a light contact's
       // position is noisy (its noise grows as 1/F).
       let scaled = Int64(contact.force.rawValue) * 64 / Int64(max(settings.touchOn.rawValue, 1))
