@@ -30,7 +30,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   /// Consecutive conversions a ready chip failed to deliver.
   var misses: [Int]
   var lastData_us: [Int64]
-  var backoff_us: [Int64]
+  var recovery: [ChipRecovery]
   var limit: RunLimit
   var sequence: UInt32 = 0
   var notices = NoticeQueue()
@@ -57,7 +57,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     chips = Array(repeating: chip, count: n)
     misses = Array(repeating: 0, count: n)
     lastData_us = Array(repeating: 0, count: n)
-    backoff_us = Array(repeating: 0, count: n)
+    recovery = Array(repeating: ChipRecovery(), count: n)
     limit = RunLimit(options: options)
     period_us = chip.period_us
   }
@@ -123,6 +123,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
         frame.counts[i] = value
         lastData_us[i] = now
         misses[i] = 0
+        if recovery[i].good(now: now) { post("\(locations[i]): answering again, re-initialised") }
       } catch {
         valid = false
         fail(i, .bus(error))
@@ -272,23 +273,17 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   }
 
   mutating func becomeReady(_ i: Int) {
-    if backoff_us[i] > 0 { post("\(locations[i]): answering again, re-initialised") }
     conditions[i] = .ready
     misses[i] = 0
-    backoff_us[i] = 0
+    recovery[i].ready(now: io.clock.now_us())
   }
 
-  /// Marks chip `i` failed, reports it once, and schedules a retry with
-  /// back-off (0.25 s doubling to 5 s).
+  /// Marks chip `i` failed, reports it (once, see `ChipRecovery`) and
+  /// schedules bring-up again.
   mutating func fail(_ i: Int, _ fault: ChipFault) {
-    let now = io.clock.now_us()
-    if backoff_us[i] == 0 {
-      post("\(locations[i]): \(fault); its frames are marked invalid")
-      backoff_us[i] = 250_000
-    } else {
-      backoff_us[i] = min(backoff_us[i] * 2, 5_000_000)
-    }
-    conditions[i] = .failed(fault, retry_us: now + backoff_us[i])
+    let (retry, report) = recovery[i].failed(now: io.clock.now_us())
+    if report { post("\(locations[i]): \(fault); its frames are marked invalid") }
+    conditions[i] = .failed(fault, retry_us: retry)
   }
 
   mutating func post(_ message: String) {
