@@ -265,6 +265,16 @@ import Testing
     #expect(twin.frontEnd.health.busErrors == 3)
   }
 
+  @Test func aChipThatNeverConvertsIsABringUpError() throws {
+    var twin = try Twins.nau7802(Repo.board("sim-plate4-nau7802"))
+    twin.hardware.nau7802s[0].conversionsStuck = true
+    #expect(throws: FrontEndError.setup(
+      "sim mux 0x70 channel 0 address 0x2a (NAU7802): answers but delivers no conversions (stuck)"))
+    {
+      try twin.frontEnd.start()
+    }
+  }
+
   @Test func aMissingSwitchIsNamed() throws {
     var twin = try Twins.nau7802(Repo.board("sim-plate4-nau7802"))
     twin.hardware.mux?.isPresent = false

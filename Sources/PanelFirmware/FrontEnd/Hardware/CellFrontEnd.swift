@@ -250,11 +250,12 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
       case .next(let next, let after):
         conditions[i] = .bringingUp(.chip(next), wake_us: io.clock.now_us() + after)
       case .discard(let n):
-        conditions[i] = .bringingUp(.discarding(n), wake_us: io.clock.now_us())
+        let t = io.clock.now_us()
+        conditions[i] = .bringingUp(.discarding(n, deadline_us: t + timeout_us), wake_us: t)
       case .failed(let fault):
         fail(i, fault)
       }
-    case .discarding(let remaining):
+    case .discarding(let remaining, let deadline):
       if remaining <= 0 {
         becomeReady(i)
       } else if try hasData(i) {
@@ -264,8 +265,11 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
         if remaining == 1 {
           becomeReady(i)
         } else {
-          conditions[i] = .bringingUp(.discarding(remaining - 1), wake_us: t + period_us / 2)
+          conditions[i] = .bringingUp(.discarding(remaining - 1, deadline_us: t + timeout_us), wake_us: t + period_us / 2)
         }
+      } else if now >= deadline {
+        // Configured, but no conversion comes.
+        fail(i, .noConversions)
       } else {
         conditions[i] = .bringingUp(step, wake_us: io.clock.now_us() + max(period_us / 8, 100))
       }
