@@ -18,13 +18,21 @@ let package = Package(
       name: "CI2C",
       linkerSettings: [.linkedLibrary("i2c")]
     ),
+    // The C boundary to GPIO lines: libgpiod v1 (Debian 12) or v2, chosen
+    // at compile time.
+    .target(
+      name: "CGPIOD",
+      linkerSettings: [.linkedLibrary("gpiod")]
+    ),
     // The per-cell signal path. Pure Swift; also built as Embedded Swift
     // with -no-allocations by `make embedded`.
     .target(name: "ForceCore"),
     // Bus, front ends, simulated panel, scan loop, tracker, reports, files.
     .target(
       name: "PanelFirmware",
-      dependencies: ["ForceCore", "CI2C"]
+      dependencies: ["ForceCore", "CI2C", "CGPIOD"],
+      // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
+      swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
     ),
     .executableTarget(
       name: "panelctl",
@@ -35,7 +43,9 @@ let package = Package(
     ),
     .testTarget(name: "CI2CTests", dependencies: ["CI2C"]),
     .testTarget(name: "ForceCoreTests", dependencies: ["ForceCore"]),
-    .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware"]),
+    .testTarget(
+      name: "PanelFirmwareTests", dependencies: ["PanelFirmware"],
+      swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),
     .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
   ],
   swiftLanguageModes: [.v6]

@@ -4,11 +4,14 @@ public enum DataReadyError: Error, Equatable, Sendable, CustomStringConvertible 
   case unavailable(String)
   /// Reading the event failed with this errno.
   case io(errno: Int32)
+  /// Polling a chip's ready bit failed on the bus.
+  case bus(I2CError)
 
   public var description: String {
     switch self {
     case .unavailable(let why): return "data-ready line unavailable: \(why)"
     case .io(let e): return "data-ready line read failed (errno \(e))"
+    case .bus(let e): return "polling the ready bit failed: \(e)"
     }
   }
 }

@@ -57,13 +57,15 @@ extension FrontEndFactory {
     return SimulatedHardware(board: board, configuration: configuration, scenario: scenario, speed: options.speed)
   }
 
-  /// A front end on a real bus device. The Linux i2c-dev bus opens it.
+  /// A front end on a real bus device: the Linux i2c-dev bus, the data-ready
+  /// lines through libgpiod (one per chip; none: the driver polls), the
+  /// system clock. A device that is missing fails naming the board's key.
   static func hardwareFrontEnd(board: Board, configuration: DriverConfiguration, options: RunOptions)
     throws(FileError) -> any FrontEnd
   {
-    throw FileError(
-      file: board.file, field: "[frontend] bus",
-      message: "\(configuration.bus): this build has no Linux I2C bus; use bus = \"sim\" for the simulated twin")
+    let bus = try LinuxI2CBus.open(board: board, config: configuration)
+    let lines = try GPIODataReady.open(board: board, config: configuration, edge: configuration.chip.dataReadyEdge)
+    return driverFrontEnd(configuration: configuration, bus: bus, clock: SystemClock(), lines: lines, options: options)
   }
 
   /// The calibration a simulated panel really has: of a `kind = "sim"`

@@ -1,0 +1,82 @@
+/// One call into the kernel or a kernel library, as the syscall shims see
+/// it: what tests read back from a `MockKernel` trace.
+public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
+  case open(path: String, flags: Int32)
+  case close(fd: Int32)
+  /// ioctl(fd, I2C_FUNCS, &mask)
+  case i2cFuncs(fd: Int32)
+  /// ioctl(fd, I2C_SLAVE, address)
+  case i2cSlave(fd: Int32, address: UInt16)
+  /// ioctl(fd, I2C_RDWR, &{messages, count}): one combined transfer.
+  case i2cRdwr(fd: Int32, messages: [I2CMessageTrace])
+  /// A libi2c SMBus call (ioctl(fd, I2C_SMBUS, ...)).
+  case smbus(fd: Int32, SMBusTrace)
+  /// ppoll(fds, POLLIN, timeout)
+  case ppoll(fds: [Int32], timeout_ns: Int64)
+  /// Request a GPIO line for edge events (libgpiod).
+  case gpioRequest(chip: String, offset: UInt32, edge: Int32, bias: Int32)
+  /// Read one edge event from a requested line, named by its event fd.
+  case gpioReadEvent(fd: Int32)
+  case gpioRelease(fd: Int32)
+
+  public var description: String {
+    switch self {
+    case .open(let p, let f): return "open(\(p), 0x\(String(f, radix: 16)))"
+    case .close(let fd): return "close(\(fd))"
+    case .i2cFuncs(let fd): return "ioctl(\(fd), I2C_FUNCS)"
+    case .i2cSlave(let fd, let a): return "ioctl(\(fd), I2C_SLAVE, 0x\(String(a, radix: 16)))"
+    case .i2cRdwr(let fd, let m): return "ioctl(\(fd), I2C_RDWR, \(m))"
+    case .smbus(let fd, let s): return "smbus(\(fd), \(s))"
+    case .ppoll(let fds, let t): return "ppoll(\(fds), \(t) ns)"
+    case .gpioRequest(let c, let o, let e, let b): return "gpio_request(\(c), \(o), edge \(e), bias \(b))"
+    case .gpioReadEvent(let fd): return "gpio_read_event(\(fd))"
+    case .gpioRelease(let fd): return "gpio_release(\(fd))"
+    }
+  }
+}
+
+/// One `struct i2c_msg` of an I2C_RDWR call.
+public struct I2CMessageTrace: Equatable, Sendable, CustomStringConvertible {
+  public var address: UInt16
+  /// I2C_M_RD set.
+  public var read: Bool
+  public var length: Int
+  /// The bytes written (empty for a read).
+  public var bytes: [UInt8]
+
+  public init(address: UInt16, read: Bool, length: Int, bytes: [UInt8] = []) {
+    self.address = address
+    self.read = read
+    self.length = length
+    self.bytes = bytes
+  }
+
+  /// A write message carrying `bytes`.
+  public static func write(_ address: UInt16, _ bytes: [UInt8]) -> I2CMessageTrace {
+    I2CMessageTrace(address: address, read: false, length: bytes.count, bytes: bytes)
+  }
+
+  /// A read message of `length` bytes.
+  public static func read(_ address: UInt16, _ length: Int) -> I2CMessageTrace {
+    I2CMessageTrace(address: address, read: true, length: length)
+  }
+
+  public var description: String {
+    let a = "0x" + String(address, radix: 16)
+    if read { return "r\(length)@\(a)" }
+    return "w\(length)@\(a)" + bytes.map { " " + String($0, radix: 16) }.joined()
+  }
+}
+
+/// A libi2c SMBus call, by transaction type.
+public enum SMBusTrace: Equatable, Sendable {
+  case writeQuick(UInt8)
+  case readByte
+  case writeByte(UInt8)
+  case readByteData(command: UInt8)
+  case writeByteData(command: UInt8, value: UInt8)
+  case readWordData(command: UInt8)
+  case writeWordData(command: UInt8, value: UInt16)
+  case readI2CBlockData(command: UInt8, length: Int)
+  case writeI2CBlockData(command: UInt8, bytes: [UInt8])
+}

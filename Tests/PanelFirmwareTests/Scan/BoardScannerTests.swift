@@ -1,0 +1,72 @@
+import Testing
+
+@testable import PanelFirmware
+
+/// `panelctl scan --board`'s engine: a board's chips checked against what
+/// answers on a simulated bus wired as the board says.
+@Suite struct BoardScannerTests {
+  /// sim-plate4-nau7802's wiring on a simulated bus: a TCA9548A at 0x70,
+  /// simulated NAU7802s on channels 0...3 except
+  /// `missing`, a 24C32 at 0x50.
+  static func rig(missing: Set<Int> = []) throws -> (DriverConfiguration, SimulatedI2CBus) {
+    let board = try Repo.board("sim-plate4-nau7802")
+    let config = try FrontEndFactory.driverConfiguration(board)
+    let bus = SimulatedI2CBus()
+    let mux = SimulatedTCA9548A(address: 0x70)
+    bus.attach(mux)
+    bus.attach(SimulatedEEPROM(kind: .c32, address: 0x50))
+    for channel in 0..<4 where !missing.contains(channel) {
+      mux.attach(SimulatedNAU7802(signals: nil, cell: nil), channel: channel)
+    }
+    return (config, bus)
+  }
+
+  @Test func theBoardNamesTheSwitchEachADCAndTheEEPROM() throws {
+    let (config, _) = try Self.rig()
+    #expect(
+      BoardScanner.expected(config).map(\.location.description) == [
+        "sim address 0x70 (TCA9548A)",
+        "sim mux 0x70 channel 0 address 0x2a (NAU7802)", "sim mux 0x70 channel 1 address 0x2a (NAU7802)",
+        "sim mux 0x70 channel 2 address 0x2a (NAU7802)", "sim mux 0x70 channel 3 address 0x2a (NAU7802)",
+        "sim address 0x50 (24C32)",
+      ])
+  }
+
+  @Test func aCompleteBoardPasses() throws {
+    var (config, bus) = try Self.rig()
+    let report = try BoardScanner.scan(config, on: &bus)
+    #expect(report.segments.map { $0.behind?.channel } == [nil, 0, 1, 2, 3])
+    #expect(report.problems.isEmpty)
+    #expect(report.chips.count == 6)
+  }
+
+  @Test func aChipThatDoesNotAnswerIsNamedByBusChannelAndAddress() throws {
+    var (config, bus) = try Self.rig(missing: [3])
+    let report = try BoardScanner.scan(config, on: &bus, range: 0x2a...0x2a)
+    #expect(report.problems.count == 1)
+    let p = try #require(report.problems.first)
+    #expect(p.status == .missing)
+    #expect(BoardScanner.message(p.chip, p.status) == "no answer from sim mux 0x70 channel 3 address 0x2a (NAU7802)")
+  }
+
+  @Test func somethingElseAtTheAddressIsAWrongChip() throws {
+    var (config, bus) = try Self.rig(missing: [1])
+    // A chip at 0x2a on channel 1 whose REV_ID is not a NAU7802's.
+    let mux = bus.segment.devices.compactMap { $0 as? SimulatedTCA9548A }.first!
+    mux.attach(ScanTestChip(address: 0x2a, registers: [0x1f: 0x42]), channel: 1)
+    let report = try BoardScanner.scan(config, on: &bus)
+    let p = try #require(report.problems.first)
+    #expect(p.status == .wrongChip(nil))
+    #expect(
+      BoardScanner.message(p.chip, p.status)
+        == "sim mux 0x70 channel 1 address 0x2a (NAU7802) answers but looks like an unknown chip")
+  }
+
+  @Test func aMissingSwitchStopsTheScanNamingIt() throws {
+    let (config, _) = try Self.rig()
+    var empty = SimulatedI2CBus()
+    #expect(throws: BusScanError.mux(MuxChannel(mux: 0x70, channel: 0), .nack(0x70))) {
+      try BoardScanner.scan(config, on: &empty)
+    }
+  }
+}
