@@ -31,6 +31,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   var misses: [Int]
   var lastData_us: [Int64]
   var recovery: [ChipRecovery]
+  var failedLines: [Bool]
   var limit: RunLimit
   var sequence: UInt32 = 0
   var notices = NoticeQueue()
@@ -58,6 +59,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     misses = Array(repeating: 0, count: n)
     lastData_us = Array(repeating: 0, count: n)
     recovery = Array(repeating: ChipRecovery(), count: n)
+    failedLines = Array(repeating: false, count: n)
     limit = RunLimit(options: options)
     period_us = chip.period_us
   }
@@ -148,11 +150,11 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
 
   /// Waits for chip `i`'s next conversion: its line, or polling CR.
   mutating func waitForData(_ i: Int) throws(I2CError) -> Bool {
-    if !lines.isEmpty {
+    if usesLine(i) {
       do {
         return try lines[i].wait(timeout_us: timeout_us)
       } catch {
-        return false
+        lineFailed(i, error)
       }
     }
     let place = configuration.places[i]
@@ -169,14 +171,23 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
 
   /// Whether chip `i` has a conversion right now, without waiting.
   mutating func hasData(_ i: Int) throws(I2CError) -> Bool {
-    if !lines.isEmpty {
+    if usesLine(i) {
       do {
         return try lines[i].wait(timeout_us: 0)
       } catch {
-        return false
+        lineFailed(i, error)
       }
     }
     return try chips[i].hasResult(at: configuration.places[i], io: &io)
+  }
+
+  func usesLine(_ i: Int) -> Bool { !lines.isEmpty && !failedLines[i] }
+
+  /// A data-ready line that fails is reported and left: the chip's ready
+  /// bit is polled from then on.
+  mutating func lineFailed(_ i: Int, _ error: DataReadyError) {
+    failedLines[i] = true
+    post("\(locations[i]): \(error); polling its ready bit instead")
   }
 
   /// Reads chip `i`'s result; a result failing its CRC is read again up

@@ -159,7 +159,9 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
       do {
         return try line!.wait(timeout_us: timeout_us)
       } catch {
-        return false
+        // A failed line is reported and left: STATUS is polled from then on.
+        line = nil
+        post("\(location): \(error); polling STATUS instead")
       }
     }
     let deadline = io.clock.now_us() + timeout_us
