@@ -8,15 +8,13 @@
 import CGPIOD
 import CI2C
 
-@inline(__always)
-private func mocked(_ call: @autoclosure () -> KernelCall) -> KernelReply? {
-  #if ENABLE_MOCKING
-    if let kernel = MockKernel.current { return kernel.answer(call()) }
-  #endif
-  return nil
-}
-
 #if ENABLE_MOCKING
+  @inline(__always)
+  private func mocked(_ call: @autoclosure () -> KernelCall) -> KernelReply? {
+    if let kernel = MockKernel.current { return kernel.answer(call()) }
+    return nil
+  }
+
   /// A mocked reply in the C convention.
   private func cResult(_ reply: KernelReply) -> CInt {
     if let e = reply.errno {
