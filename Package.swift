@@ -24,13 +24,15 @@ let package = Package(
       name: "CGPIOD",
       linkerSettings: [.linkedLibrary("gpiod")]
     ),
+    // The C boundary to the Linux uinput device (<linux/uinput.h> ioctls).
+    .target(name: "CUInput"),
     // The per-cell signal path. Pure Swift; also built as Embedded Swift
     // with -no-allocations by `make embedded`.
     .target(name: "ForceCore"),
     // Bus, front ends, simulated panel, scan loop, tracker, reports, files.
     .target(
       name: "PanelFirmware",
-      dependencies: ["ForceCore", "CI2C", "CGPIOD"],
+      dependencies: ["ForceCore", "CI2C", "CGPIOD", "CUInput"],
       // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
     ),

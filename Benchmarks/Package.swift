@@ -39,6 +39,17 @@ let package = Package(
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
     .executableTarget(
+      name: "StreamingBenchmarks",
+      dependencies: [
+        "DoubleReference",
+        .product(name: "PanelFirmware", package: "ForcePanel"),
+        .product(name: "ForceCore", package: "ForcePanel"),
+        .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/StreamingBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+    .executableTarget(
       name: "BusTimingBenchmarks",
       dependencies: [
         .product(name: "PanelFirmware", package: "ForcePanel"),
@@ -46,6 +57,16 @@ let package = Package(
         .product(name: "Benchmark", package: "benchmark"),
       ],
       path: "Benchmarks/BusTimingBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+    .executableTarget(
+      name: "InteractionBenchmarks",
+      dependencies: [
+        .product(name: "PanelFirmware", package: "ForcePanel"),
+        .product(name: "ForceCore", package: "ForcePanel"),
+        .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/InteractionBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
   ],

@@ -27,3 +27,16 @@ apt_need() {
 build_deps() {
   apt_need libi2c-dev libgpiod-dev
 }
+
+# host_venv: the Python venv of the host-side checks (.build-venv, ignored
+# by git), with the independent decoders they use, installed when missing.
+HOST_VENV=".build-venv"
+host_venv() {
+  if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then apt_need python3-venv; fi
+  [ -x "$HOST_VENV/bin/python" ] || python3 -m venv "$HOST_VENV" >&2
+  if ! "$HOST_VENV/bin/python" -c "import pythonosc, pythontuio" >/dev/null 2>&1; then
+    echo "installing python-osc, python-tuio into $HOST_VENV (pip)" >&2
+    "$HOST_VENV/bin/pip" install -q --disable-pip-version-check \
+      python-osc==1.10.2 python-tuio==0.0.9 >&2
+  fi
+}

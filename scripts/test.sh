@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 build_deps
+apt_need tmux  # MonitorTests draw the live view in a real terminal
 
 echo "== build" >&2
 swift build --build-tests
@@ -13,8 +14,16 @@ swift build --build-tests
 echo "== swift test" >&2
 swift test --skip-build
 
+echo "== host side: TUIO through python-osc and python-tuio; the systemd unit" >&2
+host_venv
+PANELCTL="$(swift build --show-bin-path)/panelctl" \
+  "$HOST_VENV/bin/python" -m unittest discover -s Tests/host -t Tests/host
+
 echo "== real kernel paths in a VM: scripts/vm/run.sh (PANEL_VM=0 skips)" >&2
 if [ "${PANEL_VM:-1}" != 0 ]; then bash scripts/vm/run.sh; fi
+
+echo "== release build of panelctl (what scripts/run.sh runs)" >&2
+swift build -c release --product panelctl
 
 echo "== Embedded Swift, -no-allocations: ForceCore" >&2
 bash scripts/embedded-check.sh

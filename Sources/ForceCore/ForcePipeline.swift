@@ -64,6 +64,8 @@ public struct ForcePipeline: Sendable {
 
   var cells: CellArray<CellState> = CellArray(repeating: CellState())
   var calibration: CellArray<CellCalibration>
+  /// Cross-talk correction (plates), applied to the force image.
+  var coupling: CouplingMatrix
   var finder: ContactFinder
   var gate: TouchGate
   let rules: BaselineRules
@@ -76,13 +78,15 @@ public struct ForcePipeline: Sendable {
 
   /// - Parameters:
   ///   - calibration: one entry per cell of `geometry`, in cell order.
+  ///   - coupling: the calibration's cross-talk correction (plates), if any.
   public init(
     geometry: PanelGeometry, calibration: CellArray<CellCalibration>,
-    configuration: CoreConfiguration
+    configuration: CoreConfiguration, coupling: CouplingMatrix = CouplingMatrix()
   ) {
     self.geometry = geometry
     self.configuration = configuration
     self.calibration = calibration
+    self.coupling = coupling.size == geometry.cellCount ? coupling : CouplingMatrix()
     self.finder = ContactFinder(geometry: geometry, configuration: configuration)
     self.gate = TouchGate(configuration)
     self.rules = BaselineRules(configuration)
@@ -137,6 +141,7 @@ public struct ForcePipeline: Sendable {
       return
     }
     outcome = .measured
+    coupling.apply(&image)
     finder.find(&image, into: &contacts)
     let touched = gate.update(strongest: contacts.strongest)
     if touched && maxOnFrames > 0 && gate.onFrames > maxOnFrames {

@@ -11,7 +11,10 @@ struct PanelCtl: ParsableCommand {
       2 a check failed (calibration), 64 usage.
       """,
     version: "0.1.0",
-    subcommands: [Stream.self, Record.self, Replay.self, Scan.self, Info.self, Sim.self]
+    subcommands: [
+      Stream.self, Monitor.self, Listen.self, Record.self, Replay.self, Info.self, Calibrate.self, Sim.self,
+      Scan.self,
+    ]
   )
 }
 

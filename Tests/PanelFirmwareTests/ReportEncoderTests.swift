@@ -22,7 +22,8 @@ import Testing
       Self.text(buffer)
         == """
         {"t_us":1234567,"frame":395,"touches":[{"id":1,"phase":"moved","x_mm":80.20,"y_mm":49.70,\
-        "force_n":1.210,"force":1.513,"max_force":6.670,"stage":"peek"}],"events":[{"type":"peek","touch":1}]}
+        "force_n":1.210,"force":1.513,"max_force":6.670,"stage":"peek","progress":0.000,"item":null}],\
+        "events":[{"type":"peek","touch":1,"item":null}],"force_capability":"available"}
 
         """)
   }

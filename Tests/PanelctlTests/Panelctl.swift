@@ -26,7 +26,11 @@ enum Panelctl {
   }
 
   /// Runs `panelctl arguments...` in the repository root.
-  static func run(_ arguments: [String]) throws -> Result {
+  static func run(_ arguments: [String]) throws -> Result { try run(arguments, input: nil) }
+
+  /// Runs `panelctl arguments...` with `input` on its standard input (nil:
+  /// /dev/null).
+  static func run(_ arguments: [String], input: String?) throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -35,8 +39,13 @@ enum Panelctl {
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle.nullDevice
+    let stdin = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     try process.run()
+    if let input {
+      stdin.fileHandleForWriting.write(Data(input.utf8))
+      try stdin.fileHandleForWriting.close()
+    }
     // Read both pipes to the end before waiting, so a full pipe cannot stall.
     let errData = Collected()
     let group = DispatchGroup()
@@ -56,6 +65,7 @@ enum Panelctl {
   /// Bytes filled in by another thread before the group is waited for.
   final class Collected: @unchecked Sendable {
     var data = Data()
+    let lock = NSLock()
   }
 
   /// A fresh temporary directory.

@@ -58,6 +58,11 @@ if [ ! -x "$VENV/bin/vng" ]; then
   python3 -m venv "$VENV" >&2
   "$VENV/bin/pip" install -q "virtme-ng==$VNG_VERSION" >&2
 fi
+# python-evdev for checks/uinput.sh (the guest runs this venv's python).
+if ! "$VENV/bin/python" -c "import evdev" >/dev/null 2>&1; then
+  echo "installing python-evdev into $VENV (pip)" >&2
+  "$VENV/bin/pip" install -q "evdev==2.0.0" >&2
+fi
 # The newest installed Debian kernel with its modules.
 KERNEL=""
 for k in $(ls -1v /boot/vmlinuz-* 2>/dev/null | sort -rV); do

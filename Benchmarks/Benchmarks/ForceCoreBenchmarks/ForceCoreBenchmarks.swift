@@ -28,6 +28,28 @@ let benchmarks: @Sendable () -> Void = {
       blackHole(pipeline.contacts.count)
     }
 
+    if cells == 4 {
+      // A plate with a calibration's cross-talk correction (4 x 4 coupling).
+      Benchmark("ForceCore frame 4 cells with coupling") { benchmark in
+        let board = BenchmarkFixtures.board(cells: cells)
+        var frames = BenchmarkFixtures.frames(board, count: 2000)
+        var coupling = CouplingMatrix(size: 4)
+        for i in 0..<4 { for j in 0..<4 where i != j { coupling.set(i, j, 0.01 * Double(i - j)) } }
+        var pipeline = ForcePipeline(
+          geometry: board.geometry, calibration: BenchmarkFixtures.calibration(board).coreCalibration,
+          configuration: board.coreConfiguration, coupling: coupling)
+        for i in frames.indices { pipeline.process(&frames[i]) }
+        var i = 0
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+          pipeline.process(&frames[i])
+          i = i + 1 == frames.count ? 0 : i + 1
+        }
+        benchmark.stopMeasurement()
+        blackHole(pipeline.contacts.count)
+      }
+    }
+
     Benchmark("Double reference frame \(cells) cells") { benchmark in
       let board = BenchmarkFixtures.board(cells: cells)
       let frames = BenchmarkFixtures.frames(board, count: 2000).map { f in

@@ -18,6 +18,8 @@ public struct Board: Sendable {
   public var rate_hz: Int
   public var detection: DetectionSettings
   public var interaction: InteractionSettings
+  /// The haptic driver clicking at the force stages (`[haptics]`), if any.
+  public var haptics: HapticsSettings?
 
   public init(
     name: String, description: String = "", file: String = "", width_mm: Double,

@@ -9,7 +9,9 @@ extension Board {
 
   /// Builds a board from a parsed board file.
   public init(table root: TOMLTable) throws(FileError) {
-    try root.rejectUnknownKeys(["board", "panel", "grid", "cell", "frontend", "sampling", "interaction", "detection"])
+    try root.rejectUnknownKeys([
+      "board", "panel", "grid", "cell", "frontend", "sampling", "interaction", "detection", "haptics",
+    ])
     let boardTable = try root.table("board")
     try boardTable.rejectUnknownKeys(["name", "description"])
     let name = try boardTable.string("name")
@@ -44,6 +46,10 @@ extension Board {
       file: root.file, width_mm: width, height_mm: height, cells: cells, grid: grid,
       frontEnd: FrontEndSpec(kind: kind, table: frontEnd), rate_hz: rate,
       detection: detection, interaction: interaction)
+    if let t = try root.optionalTable("haptics") {
+      let settings = try HapticsSettings(table: t)
+      haptics = settings
+    }
   }
 
   static func loadCells(_ root: TOMLTable, width: Double, height: Double) throws(FileError)
@@ -103,8 +109,15 @@ extension InteractionSettings {
     try t.rejectUnknownKeys(InteractionSettings.keys)
     averageTouch_n = try t.optionalDouble("average_touch_n") ?? averageTouch_n
     maxForce = try t.optionalDouble("max_force") ?? maxForce
+    hint = try t.optionalDouble("hint") ?? hint
     peek = try t.optionalDouble("peek") ?? peek
     pop = try t.optionalDouble("pop") ?? pop
+    exitRatio = try t.optionalDouble("exit_ratio") ?? exitRatio
+    stageHold_ms = try t.optionalDouble("stage_hold_ms") ?? stageHold_ms
+    dragSlop_mm = try t.optionalDouble("drag_slop_mm") ?? dragSlop_mm
+    swipeUp_mm = try t.optionalDouble("swipe_up_mm") ?? swipeUp_mm
+    longPress_s = try t.optionalDouble("long_press_s") ?? longPress_s
+    longPressSlop_mm = try t.optionalDouble("long_press_slop_mm") ?? longPressSlop_mm
     forceTouch = try t.optionalBool("force_touch") ?? forceTouch
     maxTouches = try t.optionalInt("max_touches") ?? maxTouches
     if let s = try t.optionalString("sensitivity") {
@@ -115,8 +128,21 @@ extension InteractionSettings {
     }
     if !(averageTouch_n > 0) { throw t.error("average_touch_n", "must be greater than 0") }
     if !(maxForce > 0) { throw t.error("max_force", "must be greater than 0") }
-    if !(peek > 0) { throw t.error("peek", "must be greater than 0") }
+    if !(hint > 0) { throw t.error("hint", "must be greater than 0") }
+    if !(peek > hint) { throw t.error("peek", "must be greater than hint (\(hint))") }
     if !(pop > peek) { throw t.error("pop", "must be greater than peek (\(peek))") }
+    // Every peek can pop: even at Firm, pop must be within reach.
+    let firmPop = pop * Sensitivity.firm.factor
+    if firmPop > maxForce {
+      throw t.error(
+        "pop", "pop at Firm sensitivity (\(pop) x \(Sensitivity.firm.factor) = \(firmPop)) exceeds max_force (\(maxForce)): a peek could never pop")
+    }
+    if !(exitRatio > 0 && exitRatio < 1) { throw t.error("exit_ratio", "must be between 0 and 1 (exclusive)") }
+    if !(stageHold_ms >= 0 && stageHold_ms <= 1000) { throw t.error("stage_hold_ms", "must be 0...1000") }
+    if !(dragSlop_mm > 0) { throw t.error("drag_slop_mm", "must be greater than 0") }
+    if !(swipeUp_mm > 0) { throw t.error("swipe_up_mm", "must be greater than 0") }
+    if !(longPress_s > 0 && longPress_s <= 60) { throw t.error("long_press_s", "must be greater than 0 and at most 60") }
+    if !(longPressSlop_mm > 0) { throw t.error("long_press_slop_mm", "must be greater than 0") }
     if maxTouches < 1 || maxTouches > 16 { throw t.error("max_touches", "must be 1...16") }
   }
 }

@@ -8,25 +8,31 @@ public struct CellParameters: Sendable, Equatable {
   public var linearity_per_n: Double
   public var tcZero_counts_per_c: Double
   public var tcSpan_per_c: Double
+  /// Noise measured at calibration, counts, one standard deviation (version 2).
+  public var noise_counts: Double?
 
   public init(
     offset_counts: Double, gain_counts_per_n: Double, linearity_per_n: Double = 0,
-    tcZero_counts_per_c: Double = 0, tcSpan_per_c: Double = 0
+    tcZero_counts_per_c: Double = 0, tcSpan_per_c: Double = 0, noise_counts: Double? = nil
   ) {
     self.offset_counts = offset_counts
     self.gain_counts_per_n = gain_counts_per_n
     self.linearity_per_n = linearity_per_n
     self.tcZero_counts_per_c = tcZero_counts_per_c
     self.tcSpan_per_c = tcSpan_per_c
+    self.noise_counts = noise_counts
   }
 }
 
 /// A panel's calibration record: versioned, tied to a board and a serial,
 /// checked by a CRC-32. Stored as TOML (docs/formats.md); the CRC covers
-/// every byte before the `[integrity]` line.
+/// every byte before the `[integrity]` line. Version 2 adds the result, a
+/// summary of the fit, each cell's noise, an optional coupling matrix and
+/// the checks; version 1 records (the simulator's truth) still load.
 public struct CalibrationRecord: Sendable, Equatable {
   public static let format = "forcepanel-calibration"
-  public static let version = 1
+  public static let version = 2
+  public static let versions = 1...2
 
   public var board: String
   public var serial: String
@@ -39,10 +45,18 @@ public struct CalibrationRecord: Sendable, Equatable {
   public var plan: String
   public var referenceTemperature_c: Double
   public var cells: [CellParameters]
+  /// "pass" or "fail" for a computed calibration; "" otherwise.
+  public var result: String
+  public var fit: FitSummary?
+  /// Cross-talk correction for plates: corrected forces = coupling x cell
+  /// forces (row-major, cells x cells); nil = none.
+  public var coupling: [[Double]]?
+  public var checks: [CalibrationCheck]
 
   public init(
     board: String, serial: String, created: String, source: String, plan: String = "",
-    referenceTemperature_c: Double = 25, cells: [CellParameters]
+    referenceTemperature_c: Double = 25, cells: [CellParameters], result: String = "",
+    fit: FitSummary? = nil, coupling: [[Double]]? = nil, checks: [CalibrationCheck] = []
   ) {
     self.board = board
     self.serial = serial
@@ -51,6 +65,10 @@ public struct CalibrationRecord: Sendable, Equatable {
     self.plan = plan
     self.referenceTemperature_c = referenceTemperature_c
     self.cells = cells
+    self.result = result
+    self.fit = fit
+    self.coupling = coupling
+    self.checks = checks
   }
 
   /// The core's per-cell calibration table.
@@ -65,18 +83,50 @@ public struct CalibrationRecord: Sendable, Equatable {
     return table
   }
 
+  /// The core's cross-talk correction (empty when the record has none).
+  public var coreCoupling: CouplingMatrix {
+    guard let coupling, coupling.count == cells.count, cells.count <= CouplingMatrix.capacity else {
+      return CouplingMatrix()
+    }
+    var m = CouplingMatrix(size: cells.count)
+    for i in 0..<cells.count { for j in 0..<cells.count { m.set(i, j, coupling[i][j]) } }
+    return m
+  }
+
+  /// The lowest version that holds this record: 1 when it has none of
+  /// version 2's additions (the simulator's truth stays as committed).
+  public var encodedVersion: Int {
+    let plain = result.isEmpty && fit == nil && coupling == nil && checks.isEmpty
+      && cells.allSatisfy { $0.noise_counts == nil }
+    return plain ? 1 : CalibrationRecord.version
+  }
+
   /// The record's text, CRC line included.
   public func encoded() -> String {
     var body = "# Force panel calibration record. Edit nothing: the CRC covers every byte\n"
     body += "# above the [integrity] line.\n"
     body += "format = \"\(CalibrationRecord.format)\"\n"
-    body += "version = \(CalibrationRecord.version)\n"
+    body += "version = \(encodedVersion)\n"
     body += "board = \(quoted(board))\n"
     body += "serial = \(quoted(serial))\n"
     body += "created = \(quoted(created))\n"
     body += "source = \(quoted(source))\n"
     body += "plan = \(quoted(plan))\n"
     body += "reference_temp_c = \(number(referenceTemperature_c))\n"
+    if !result.isEmpty { body += "result = \(quoted(result))\n" }
+    if let fit {
+      body += "\n[fit]\n"
+      body += "model = \(quoted(fit.model))\n"
+      if let s = fit.spread_mm { body += "spread_mm = \(number(s))\n" }
+      body += "placements = \(fit.placements)\n"
+      body += "residual_pct = \(number(fit.residual_pct))\n"
+    }
+    if let coupling {
+      body += "\n[coupling]\n"
+      body += "rows = [\n"
+      for row in coupling { body += "  [" + row.map(number).joined(separator: ", ") + "],\n" }
+      body += "]\n"
+    }
     for c in cells {
       body += "\n[[cell]]\n"
       body += "offset_counts = \(number(c.offset_counts))\n"
@@ -84,6 +134,17 @@ public struct CalibrationRecord: Sendable, Equatable {
       body += "linearity_per_n = \(number(c.linearity_per_n))\n"
       body += "tc_zero_counts_per_c = \(number(c.tcZero_counts_per_c))\n"
       body += "tc_span_per_c = \(number(c.tcSpan_per_c))\n"
+      if let noise = c.noise_counts { body += "noise_counts = \(number(noise))\n" }
+    }
+    for c in checks {
+      body += "\n[[check]]\n"
+      body += "name = \(quoted(c.name))\n"
+      body += "subject = \(quoted(c.subject))\n"
+      body += "value = \(number(c.value))\n"
+      body += "limit = \(number(c.limit))\n"
+      body += "unit = \(quoted(c.unit))\n"
+      body += "passed = \(c.passed)\n"
+      if !c.note.isEmpty { body += "note = \(quoted(c.note))\n" }
     }
     body += "\n"
     let crc = CRC32.checksum(body.utf8)
@@ -122,15 +183,17 @@ public struct CalibrationRecord: Sendable, Equatable {
     let root = try TOML.parse(text, file: file)
     try root.rejectUnknownKeys([
       "format", "version", "board", "serial", "created", "source", "plan", "reference_temp_c",
-      "cell", "integrity",
+      "cell", "integrity", "result", "fit", "coupling", "check",
     ])
     let format = try root.string("format")
     if format != CalibrationRecord.format {
       throw root.error("format", "\"\(format)\" is not a calibration record")
     }
     let version = try root.int("version")
-    if version != CalibrationRecord.version {
-      throw root.error("version", "version \(version) is not supported (expected \(CalibrationRecord.version))")
+    if !CalibrationRecord.versions.contains(version) {
+      throw root.error(
+        "version",
+        "version \(version) is not supported (expected \(CalibrationRecord.versions.lowerBound)...\(CalibrationRecord.versions.upperBound))")
     }
     let integrity = try root.table("integrity")
     let stated = try integrity.string("crc32")
@@ -147,6 +210,7 @@ public struct CalibrationRecord: Sendable, Equatable {
     for t in try root.tables("cell") {
       try t.rejectUnknownKeys([
         "offset_counts", "gain_counts_per_n", "linearity_per_n", "tc_zero_counts_per_c", "tc_span_per_c",
+        "noise_counts",
       ])
       let gain = try t.double("gain_counts_per_n")
       if gain == 0 || !gain.isFinite { throw t.error("gain_counts_per_n", "must be a non-zero number") }
@@ -155,14 +219,41 @@ public struct CalibrationRecord: Sendable, Equatable {
           offset_counts: try t.double("offset_counts"), gain_counts_per_n: gain,
           linearity_per_n: try t.optionalDouble("linearity_per_n") ?? 0,
           tcZero_counts_per_c: try t.optionalDouble("tc_zero_counts_per_c") ?? 0,
-          tcSpan_per_c: try t.optionalDouble("tc_span_per_c") ?? 0))
+          tcSpan_per_c: try t.optionalDouble("tc_span_per_c") ?? 0,
+          noise_counts: try t.optionalDouble("noise_counts")))
     }
     if cells.isEmpty { throw FileError(file: file, field: "cell", message: "no [[cell]] entries") }
+    var fit: FitSummary?
+    if let t = try root.optionalTable("fit") {
+      try t.rejectUnknownKeys(["model", "spread_mm", "placements", "residual_pct"])
+      fit = FitSummary(
+        model: try t.string("model"), spread_mm: try t.optionalDouble("spread_mm"),
+        placements: try t.int("placements"), residual_pct: try t.double("residual_pct"))
+    }
+    var coupling: [[Double]]?
+    if let t = try root.optionalTable("coupling") {
+      try t.rejectUnknownKeys(["rows"])
+      let rows = try t.doubleRows("rows") ?? []
+      if rows.count != cells.count || rows.contains(where: { $0.count != cells.count }) {
+        throw t.error("rows", "must be \(cells.count) rows of \(cells.count) numbers (one per cell)")
+      }
+      coupling = rows
+    }
+    var checks: [CalibrationCheck] = []
+    for t in try root.tables("check") {
+      try t.rejectUnknownKeys(["name", "subject", "value", "limit", "unit", "passed", "note"])
+      checks.append(
+        CalibrationCheck(
+          name: try t.string("name"), subject: try t.string("subject"), value: try t.double("value"),
+          limit: try t.double("limit"), unit: try t.string("unit"), passed: try t.bool("passed"),
+          note: try t.optionalString("note") ?? ""))
+    }
     self.init(
       board: try root.string("board"), serial: try root.string("serial"),
       created: try root.optionalString("created") ?? "", source: try root.optionalString("source") ?? "",
       plan: try root.optionalString("plan") ?? "",
-      referenceTemperature_c: try root.optionalDouble("reference_temp_c") ?? 25, cells: cells)
+      referenceTemperature_c: try root.optionalDouble("reference_temp_c") ?? 25, cells: cells,
+      result: try root.optionalString("result") ?? "", fit: fit, coupling: coupling, checks: checks)
   }
 }
 

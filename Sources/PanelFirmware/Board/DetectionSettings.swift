@@ -37,7 +37,11 @@ public struct DetectionSettings: Sendable, Equatable {
     c.cellFloor = Force_mN(newtons: cellFloor_n)
     c.spikeFilter = spikeFilter
     c.interpolation = interpolation
-    c.maxContacts = max(1, min(maxTouches, Capacity.contacts))
+    // The core finds every contact; the tracker reports at most
+    // `maxTouches` touches. (Capping contacts at the core lets the
+    // strongest-N set change from frame to frame with equal fingers, and
+    // touches in progress lose their contacts.)
+    c.maxContacts = maxTouches <= 1 ? 1 : Capacity.contacts
     return c
   }
 }

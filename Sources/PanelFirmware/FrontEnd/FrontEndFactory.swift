@@ -68,6 +68,18 @@ public enum FrontEndFactory {
     return FileError(file: "", field: "[frontend] kind", message: message)
   }
 
+  /// The nominal sensitivity of the board's front end (counts per newton),
+  /// for running without a calibration (`CalibrationRecord.nominal`).
+  public static func nominalGain(board: Board) throws(FileError) -> Double {
+    switch board.frontEnd.kind {
+    case "sim": return try simulationParameters(board).gain_counts_per_n
+    default:
+      throw FileError(
+        file: board.file, field: "[frontend] kind",
+        message: "front end \"\(board.frontEnd.kind)\" has no nominal gain: it needs a calibration")
+    }
+  }
+
   /// The simulated panel of a `kind = "sim"` board, with its scenario.
   public static func simulatedPanel(board: Board, options: RunOptions) throws(FileError) -> SimulatedPanel {
     let parameters = try simulationParameters(board)
@@ -89,7 +101,9 @@ public enum FrontEndFactory {
         message: "\"\(board.frontEnd.kind)\" is not a simulated front end")
     }
     guard let table = board.frontEnd.table else { return SimulationParameters() }
-    return try SimulationParameters(table: table)
+    let parameters = try SimulationParameters(table: table)
+    try parameters.check(board: board)
+    return parameters
   }
 }
 

@@ -9,6 +9,7 @@ import CGPIOD
 import CI2C
 
 #if ENABLE_MOCKING
+  /// The mocked kernel's answer to `call`, when a test installed one.
   @inline(__always)
   private func mocked(_ call: @autoclosure () -> KernelCall) -> KernelReply? {
     if let kernel = MockKernel.current { return kernel.answer(call()) }

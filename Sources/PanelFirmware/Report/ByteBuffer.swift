@@ -22,6 +22,11 @@ public final class ByteBuffer {
     overflowed = false
   }
 
+  /// Drops the bytes after the first `n` (to reopen what was just written).
+  public func truncate(to n: Int) {
+    count = max(0, min(n, count))
+  }
+
   @inline(__always)
   public func append(_ byte: UInt8) {
     guard count < capacity else {

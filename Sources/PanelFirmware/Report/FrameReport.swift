@@ -18,7 +18,30 @@ public enum Stage: UInt8, Sendable, Equatable, Comparable, CaseIterable {
 
 /// What an interaction event is.
 public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
-  case peek, pop, peekCancelled, longPress
+  /// Entered peek (the item's preview shows while the finger stays down).
+  case peek
+  /// Entered pop (commit: open the item).
+  case pop
+  /// Lifted (or cancelled) while peeking: dismiss the preview.
+  case peekCancelled
+  /// Touch-and-hold, the fallback when force is off or unavailable: offer
+  /// what a firm press would (the item's quick actions, its preview).
+  case longPress
+  /// Show the item's quick actions: a firm press on an item without peek
+  /// (a home-screen icon), or an upward swipe while peeking.
+  case quickActions
+  /// A firm press on a Live Photo: play it while held ...
+  case livePhoto
+  /// ... until the finger lifts.
+  case livePhotoEnd
+  /// Touch-and-hold on an item with an edit menu.
+  case editMenu
+  /// Panel event (touch 0): force capability is announced or changed.
+  case capability
+  /// Panel event (touch 0): the sensitivity changed.
+  case sensitivity
+  /// Panel event (touch 0): the regions were replaced.
+  case regions
 
   public var name: StaticString {
     switch self {
@@ -26,17 +49,46 @@ public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
     case .pop: return "pop"
     case .peekCancelled: return "peek_cancelled"
     case .longPress: return "long_press"
+    case .quickActions: return "quick_actions"
+    case .livePhoto: return "live_photo"
+    case .livePhotoEnd: return "live_photo_end"
+    case .editMenu: return "edit_menu"
+    case .capability: return "capability"
+    case .sensitivity: return "sensitivity"
+    case .regions: return "regions"
     }
   }
+
+  /// Whether the event is about the panel rather than one touch.
+  public var isPanelEvent: Bool { self == .capability || self == .sensitivity || self == .regions }
+
+  /// Whether the event offers the item's quick actions.
+  public var carriesActions: Bool { self == .quickActions || self == .longPress }
 }
 
-/// One event of a frame, about one touch.
+/// What raised a `quick_actions` event.
+public enum ActionsOrigin: UInt8, Sendable, Equatable {
+  /// A firm press on an item without peek: a menu beside the item.
+  case press
+  /// An upward swipe while peeking: actions under the preview.
+  case peek
+
+  public var name: StaticString { self == .press ? "press" : "peek" }
+}
+
+/// One event of a frame, about one touch (or, with touch 0, the panel).
 public struct TouchEvent: Sendable, Equatable {
   public var kind: EventKind
   public var touch: UInt32
-  public init(kind: EventKind, touch: UInt32) {
+  /// The item under the touch (RegionMap index), -1 for none.
+  public var item: Int16
+  /// For `quick_actions`: what raised it.
+  public var origin: ActionsOrigin
+  public init(kind: EventKind, touch: UInt32, item: Int16 = -1, origin: ActionsOrigin = .press) {
     self.kind = kind
     self.touch = touch
+    self.item = item
+    self.origin = origin
   }
   static let none = TouchEvent(kind: .peek, touch: 0)
 }
@@ -45,9 +97,17 @@ public struct TouchEvent: Sendable, Equatable {
 public struct TouchReport: Sendable, Equatable {
   public var touch: TrackedTouch
   public var stage: Stage
-  public init(touch: TrackedTouch, stage: Stage = .none) {
+  /// Progress toward the touch's next stage, 0...1000 thousandths (like
+  /// UIPreviewInteraction's transition progress and NSEvent's
+  /// stageTransition); for touch-and-hold, the fraction of the hold time.
+  public var progress_milli: UInt16
+  /// The item under the touch (RegionMap index), -1 for none.
+  public var item: Int16
+  public init(touch: TrackedTouch, stage: Stage = .none, progress_milli: UInt16 = 0, item: Int16 = -1) {
     self.touch = touch
     self.stage = stage
+    self.progress_milli = progress_milli
+    self.item = item
   }
   static let none = TouchReport(touch: .none)
 }
@@ -60,6 +120,13 @@ public struct FrameReport: Sendable {
   public var frame: UInt64 = 0
   public private(set) var touchCount = 0
   public private(set) var eventCount = 0
+  /// Whether force is available, unavailable or switched off.
+  public var capability = ForceCapability.available
+  /// The sensitivity in effect.
+  public var sensitivity = Sensitivity.medium
+  /// The items the report's `item` indices refer to (replaced only when
+  /// the host replaces them).
+  public var regions = RegionMap.whole(panelWidth_mm: 0, panelHeight_mm: 0)
   var touchStorage: InlineArray<16, TouchReport> = InlineArray(repeating: .none)
   var eventStorage: InlineArray<32, TouchEvent> = InlineArray(repeating: .none)
 
@@ -83,6 +150,14 @@ public struct FrameReport: Sendable {
   }
 
   public mutating func setStage(_ stage: Stage, at i: Int) { touchStorage[i].stage = stage }
+
+  /// Sets what the interaction layer found for touch `i`.
+  @inline(__always)
+  public mutating func setInteraction(stage: Stage, progress_milli: UInt16, item: Int16, at i: Int) {
+    touchStorage[i].stage = stage
+    touchStorage[i].progress_milli = progress_milli
+    touchStorage[i].item = item
+  }
 
   public mutating func append(_ event: TouchEvent) {
     guard eventCount < 32 else { return }

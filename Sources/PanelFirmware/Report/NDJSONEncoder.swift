@@ -49,7 +49,11 @@ public struct NDJSONEncoder: Sendable {
       out.append(fixed: maxForce_milli, decimals: 3)
       out.append(",\"stage\":\"")
       out.append(r.stage.name)
-      out.append("\"}")
+      out.append("\",\"progress\":")
+      out.append(fixed: Int64(r.progress_milli), decimals: 3)
+      out.append(",\"item\":")
+      appendItemName(r.item, report.regions, out)
+      out.append("}")
     }
     out.append("],\"events\":[")
     for i in 0..<report.eventCount {
@@ -59,8 +63,72 @@ public struct NDJSONEncoder: Sendable {
       out.append(e.kind.name)
       out.append("\",\"touch\":")
       out.append(integer: Int64(e.touch))
+      if e.kind.isPanelEvent {
+        appendPanelEvent(e, report, out)
+      } else {
+        out.append(",\"item\":")
+        appendItemName(e.item, report.regions, out)
+        if e.kind == .quickActions {
+          out.append(",\"from\":\"")
+          out.append(e.origin.name)
+          out.append("\"")
+        }
+        if e.kind.carriesActions { appendActions(e.item, report.regions, out) }
+      }
       out.append("}")
     }
-    out.append("]}\n")
+    out.append("],\"force_capability\":\"")
+    out.append(report.capability.state.name)
+    out.append("\"}\n")
+  }
+
+  /// The item's name as a JSON string, or null.
+  @inline(__always)
+  func appendItemName(_ item: Int16, _ regions: borrowing RegionMap, _ out: ByteBuffer) {
+    guard let json = regions.json(of: item) else {
+      out.append("null")
+      return
+    }
+    json.name.withUnsafeBufferPointer { out.append($0) }
+  }
+
+  /// `,"side":...,"align":...,"actions":[...]` for an event offering the
+  /// item's quick actions (`,"actions":[]` without an item).
+  func appendActions(_ item: Int16, _ regions: borrowing RegionMap, _ out: ByteBuffer) {
+    guard let json = regions.json(of: item) else {
+      out.append(",\"actions\":[]")
+      return
+    }
+    out.append(",")
+    json.menu.withUnsafeBufferPointer { out.append($0) }
+    out.append(",\"actions\":")
+    json.actions.withUnsafeBufferPointer { out.append($0) }
+  }
+
+  /// The fields of a panel event (touch 0).
+  func appendPanelEvent(_ e: TouchEvent, _ report: borrowing FrameReport, _ out: ByteBuffer) {
+    switch e.kind {
+    case .capability:
+      out.append(",\"capability\":\"")
+      out.append(report.capability.state.name)
+      out.append("\",\"reason\":\"")
+      out.append(report.capability.reason.name)
+      out.append("\"")
+      if report.capability.cell >= 0 {
+        out.append(",\"cell\":")
+        out.append(integer: Int64(report.capability.cell))
+      }
+    case .sensitivity:
+      out.append(",\"sensitivity\":\"")
+      out.append(report.sensitivity.name)
+      out.append("\"")
+    case .regions:
+      out.append(",\"name\":")
+      report.regions.nameJSON.withUnsafeBufferPointer { out.append($0) }
+      out.append(",\"items\":")
+      out.append(integer: Int64(report.regions.items.count))
+    default:
+      break
+    }
   }
 }

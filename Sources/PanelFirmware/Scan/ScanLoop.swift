@@ -2,8 +2,8 @@ import ForceCore
 
 /// One frame's journey, from the front end to a report: front end -> core
 /// (calibration, baselines, force image, contacts) -> tracker (ids, phases)
-/// -> stages and events. Generic over the front end; all state is sized at
-/// setup, so `step` allocates nothing.
+/// -> interaction (stages, regions, events). Generic over the front end; all
+/// state is sized at setup, so `step` allocates nothing.
 ///
 /// A class: its state (tens of kilobytes of fixed-capacity storage) lives
 /// in one allocation made at setup instead of on a thread's stack.
@@ -11,7 +11,8 @@ public final class ScanLoop<Source: FrontEnd> {
   public var source: Source
   public private(set) var pipeline: ForcePipeline
   public private(set) var tracker: Tracker
-  public private(set) var stages: StageMachine
+  /// Stages, regions, capability; the host's settings are changed here.
+  public var interaction: Interaction
   /// The frame last read.
   public private(set) var frame: RawFrame
   /// The report of the frame last processed.
@@ -19,19 +20,21 @@ public final class ScanLoop<Source: FrontEnd> {
   /// Frames processed so far.
   public private(set) var frames: UInt64 = 0
 
-  public init(source: Source, board: Board, calibration: CalibrationRecord) {
+  /// - Parameter regions: the host's items (nil: the whole panel peeks).
+  public init(source: Source, board: Board, calibration: CalibrationRecord, regions: RegionMap? = nil) {
     self.source = source
     self.pipeline = ForcePipeline(
       geometry: board.geometry, calibration: calibration.coreCalibration,
-      configuration: board.coreConfiguration)
+      configuration: board.coreConfiguration, coupling: calibration.coreCoupling)
     self.tracker = Tracker(settings: TrackerSettings(board: board))
-    self.stages = StageMachine(settings: board.interaction)
+    self.interaction = Interaction(board: board, regions: regions, calibrated: !calibration.isNominal)
     self.frame = RawFrame(cellCount: board.cellCount)
   }
 
   /// Reads and processes one frame. Returns false when the source ended.
   public func step() throws(FrontEndError) -> Bool {
     guard try source.next(into: &frame) else { return false }
+    interaction.observe(&frame, core: pipeline)
     pipeline.process(&frame)
     tracker.update(
       contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
@@ -56,6 +59,6 @@ public final class ScanLoop<Source: FrontEnd> {
     for i in 0..<tracker.count {
       report.append(TouchReport(touch: tracker[i]))
     }
-    stages.update(&report)
+    interaction.update(&report)
   }
 }

@@ -13,7 +13,7 @@ public struct PanelPhysics {
   public let parameters: SimulationParameters
   /// The cells as drawn from the seed.
   public let cells: [SimulatedCell]
-  public private(set) var scenario: Scenario
+  public internal(set) var scenario: Scenario
   let sharing: LoadSharing
   var noise: SimRandom
   var loads: [Double]
@@ -37,6 +37,7 @@ public struct PanelPhysics {
           tcSpan_per_c: draw.symmetric() * parameters.tcSpan_per_c,
           creep: parameters.creep * (0.5 + draw.uniform())))
     }
+    parameters.applyOverrides(to: &cells)
     self.cells = cells
     if let grid = board.grid {
       sharing = LoadSharing(grid: board.cells, pitch: grid.pitch_mm, depth: parameters.spread_mm)
@@ -76,10 +77,15 @@ public struct PanelPhysics {
     }
     for i in 0..<n {
       creepLoads[i] += (loads[i] - creepLoads[i]) * creepStep
-      let load = loads[i] + cells[i].creep * creepLoads[i]
+      var load = loads[i] + cells[i].creep * creepLoads[i]
+      if cells[i].crosstalkFrom >= 0 { load += cells[i].crosstalk * loads[cells[i].crosstalkFrom] }
       var counts = cells[i].counts(load: load, dT: dT) + noise.gaussian() * parameters.noise_counts
       if i == spikeCell { counts += spikeSign * parameters.spike_counts }
       signal[i] = counts
+    }
+    // An open bridge reads positive full scale.
+    for fault in scenario.faults where fault.active(at: t) && fault.cell < n {
+      signal[fault.cell] = Double(RawCounts.max)
     }
   }
 
@@ -110,7 +116,7 @@ public struct PanelPhysics {
 /// for its cell's signal at its conversion time (simulated nanoseconds);
 /// the physics advances once per distinct time, whichever chip asks first.
 public final class PanelSignals {
-  public private(set) var physics: PanelPhysics
+  public internal(set) var physics: PanelPhysics
   var last_ns: Int64?
   /// Clock time at which the scenario starts (after the front end's
   /// bring-up); before it the scenario's time 0 holds.

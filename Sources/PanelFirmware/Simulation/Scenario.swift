@@ -9,15 +9,18 @@ public struct Scenario: Sendable {
   /// = the simulator's constant temperature.
   public var temperature: [Keyframe]
   public var touches: [ScriptedTouch]
+  /// Cells that fail for a while.
+  public var faults: [CellFault]
 
   public init(
     name: String, file: String = "", duration_s: Double? = nil, temperature: [Keyframe] = [],
-    touches: [ScriptedTouch]
+    touches: [ScriptedTouch], faults: [CellFault] = []
   ) {
     self.name = name
     self.file = file
     self.temperature = temperature
     self.touches = touches
+    self.faults = faults
     self.duration_s = duration_s ?? ((touches.map(\.end_s).max() ?? 0) + 0.5)
   }
 
@@ -100,4 +103,20 @@ public struct ScriptedTouch: Sendable, Equatable {
       Keyframe.interpolate(force, at: r), Keyframe.interpolate(x, at: r), Keyframe.interpolate(y, at: r)
     )
   }
+}
+
+/// A cell whose bridge opens for a while: it reads positive full scale
+/// (the ADC's rail) from `start_s` until `end_s`.
+public struct CellFault: Sendable, Equatable {
+  public var cell: Int
+  public var start_s: Double
+  public var end_s: Double
+  public init(cell: Int, start_s: Double, end_s: Double = .infinity) {
+    self.cell = cell
+    self.start_s = start_s
+    self.end_s = end_s
+  }
+
+  @inline(__always)
+  public func active(at t: Double) -> Bool { t >= start_s && t < end_s }
 }

@@ -5,7 +5,7 @@ extension Scenario {
   }
 
   public init(table root: TOMLTable, board: Board) throws(FileError) {
-    try root.rejectUnknownKeys(["scenario", "touch"])
+    try root.rejectUnknownKeys(["scenario", "touch", "fault"])
     var name = "scenario"
     var duration: Double?
     var temperature: [Keyframe] = []
@@ -29,7 +29,25 @@ extension Scenario {
     for t in try root.tables("touch") {
       touches.append(try Scenario.touch(t, board: board))
     }
-    self.init(name: name, file: root.file, duration_s: duration, temperature: temperature, touches: touches)
+    var faults: [CellFault] = []
+    for f in try root.tables("fault") {
+      try f.rejectUnknownKeys(["cell", "start_s", "end_s", "kind"])
+      let cell = try f.int("cell")
+      if cell < 0 || cell >= board.cellCount {
+        throw f.error("cell", "cell \(cell) does not exist (the board has cells 0...\(board.cellCount - 1))")
+      }
+      let start = try f.double("start_s")
+      let end = try f.optionalDouble("end_s") ?? .infinity
+      if start < 0 { throw f.error("start_s", "must be 0 or more") }
+      if !(end > start) { throw f.error("end_s", "must be after start_s") }
+      if let kind = try f.optionalString("kind"), kind != "open" {
+        throw f.error("kind", "\"\(kind)\" is not a fault the simulator knows (expected: open)")
+      }
+      faults.append(CellFault(cell: cell, start_s: start, end_s: end))
+    }
+    self.init(
+      name: name, file: root.file, duration_s: duration, temperature: temperature, touches: touches,
+      faults: faults)
   }
 
   static func touch(_ t: TOMLTable, board: Board) throws(FileError) -> ScriptedTouch {

@@ -10,7 +10,7 @@ import ForceCore
 public struct SimulatedPanel: FrontEnd {
   public let board: Board
   /// Scenario -> loads -> per-cell signal (shared with the simulated chips).
-  public private(set) var physics: PanelPhysics
+  public internal(set) var physics: PanelPhysics
   public var parameters: SimulationParameters { physics.parameters }
   /// The cells as drawn from the seed.
   public var cells: [SimulatedCell] { physics.cells }

@@ -35,13 +35,16 @@ public struct SimulationParameters: Sendable, Equatable {
   public var spread_mm = 14.0
   /// Temperature when the script gives none, degC.
   public var temperature_c = 25.0
+  /// Cells that differ from the drawn ones (`[[frontend.cell]]`): faulty
+  /// panels for tests and demonstrations.
+  public var overrides: [SimulatedCellOverride] = []
 
   public init() {}
 
   static let keys = [
     "kind", "seed", "serial", "scenario", "gain_counts_per_n", "gain_spread", "offset_spread_counts",
     "nonlinearity_per_n", "tc_zero_counts_per_c", "tc_span_per_c", "creep", "creep_tau_s",
-    "noise_counts", "spike_rate_hz", "spike_counts", "stiffness_spread", "spread_mm", "temperature_c",
+    "noise_counts", "spike_rate_hz", "spike_counts", "stiffness_spread", "spread_mm", "temperature_c", "cell",
   ]
 
   /// Reads the table's keys; absent keys keep their defaults.
@@ -84,6 +87,7 @@ public struct SimulationParameters: Sendable, Equatable {
     try positive("stiffness_spread", &stiffnessSpread)
     try positive("spread_mm", &spread_mm, allowZero: false)
     temperature_c = try t.optionalDouble("temperature_c") ?? temperature_c
+    for cell in try t.tables("cell") { overrides.append(try SimulatedCellOverride(table: cell)) }
     if gainSpread >= 0.5 { throw t.error("gain_spread", "must be below 0.5") }
     if stiffnessSpread >= 0.5 { throw t.error("stiffness_spread", "must be below 0.5") }
   }
@@ -103,6 +107,10 @@ public struct SimulatedCell: Sendable, Equatable {
   public var tcZero_counts_per_c: Double
   public var tcSpan_per_c: Double
   public var creep: Double
+  /// Cross-talk: this cell also reads `crosstalk` times the load on cell
+  /// `crosstalkFrom` (-1: none).
+  public var crosstalkFrom = -1
+  public var crosstalk = 0.0
 
   /// Counts for load `load` (newtons) at `dT` degC from the reference.
   @inline(__always)

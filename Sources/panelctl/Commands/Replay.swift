@@ -4,24 +4,28 @@ import PanelFirmware
 extension PanelCtl {
   struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Run a raw recording through the pipeline and write its report stream.")
+      abstract: "Run a raw recording through the pipeline and write its report stream.",
+      discussion: """
+        The reports go to standard output (NDJSON), or with --to to a host, \
+        as `stream` sends them; frames are replayed as fast as they can be \
+        processed.
+        """)
 
     @Argument(help: ArgumentHelp("A raw recording (CSV).", valueName: "RECORDING.csv"))
     var recording: String
 
     @OptionGroup var boardOptions: BoardOptions
+    @OptionGroup var output: OutputOptions
 
-    @Option(name: .long, help: "Report format.")
-    var format: ReportFormat = .ndjson
-
-    @Flag(name: .long, help: "Also write frames without touches or events.")
-    var idle = false
+    @OptionGroup var interaction: InteractionOptions
 
     func run() throws {
       let board = try boardOptions.loadBoard()
-      let calibration = try boardOptions.loadCalibration(for: board)
+      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let setup = try interaction.setup(board: board)
       let source = try RecordingFrontEnd(path: recording, board: board)
-      try ReportRun(board: board, calibration: calibration, frames: nil, idle: idle).run(source)
+      let run = ReportRun(command: "replay", board: board, calibration: calibration, frames: nil, setup: setup)
+      try output.run(run, source, extra: RecordingFrameSink?.none)
     }
   }
 }

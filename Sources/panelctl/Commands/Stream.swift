@@ -3,63 +3,102 @@ import PanelFirmware
 
 /// Output formats of the report stream.
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+  /// JSON lines (CONTRACTS.md section 4): standard output, or TCP with --to.
   case ndjson
+  /// TUIO 2.0 bundles over UDP, with pressure.
+  case tuio
+  /// TUIO 1.1 /tuio/2Dcur bundles over UDP (no pressure in that protocol).
+  case tuio1
 }
 
 extension PanelCtl {
   struct Stream: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Run the panel and write its report stream (NDJSON on standard output).")
+      abstract: "Run the panel and stream its reports (NDJSON on standard output, TCP, TUIO over UDP, uinput).",
+      discussion: """
+        Network outputs never hold up the panel: a host that is away or slow \
+        costs dropped reports (counted, and summed up on standard error at \
+        the end), never frames. A TCP host that goes away is reconnected.
+        """)
 
     @OptionGroup var boardOptions: BoardOptions
     @OptionGroup var length: RunLengthOptions
     @OptionGroup var simulation: SimulationOptions
-
-    @Option(name: .long, help: "Report format.")
-    var format: ReportFormat = .ndjson
-
-    @Flag(name: .long, help: "Also write frames without touches or events.")
-    var idle = false
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var devices: DeviceOutputOptions
+    @OptionGroup var interaction: InteractionOptions
 
     func run() throws {
       let board = try boardOptions.loadBoard()
-      let calibration = try boardOptions.loadCalibration(for: board)
+      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let setup = try interaction.setup(board: board)
       let frontEnd = try FrontEndFactory.make(
         board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
+      let extra = try devices.sinks(board: board)
       Terminal.stopOnSignals()
-      try ReportRun(board: board, calibration: calibration, frames: length.frames, idle: idle)
-        .run(frontEnd)
+      let run = ReportRun(
+        command: "stream", board: board, calibration: calibration, frames: length.frames, setup: setup)
+      try output.run(run, frontEnd, extra: extra)
     }
   }
 }
 
-/// Runs a scan loop to its end and writes the reports to standard output.
+/// Runs a scan loop to its end and feeds every frame to the sinks; between
+/// frames, reports the front end's notices and applies the control lines
+/// due (`--control`).
 struct ReportRun {
+  let command: String
+  /// The board with the start-up interaction overrides applied.
   let board: Board
   let calibration: CalibrationRecord
   let frames: Int?
-  let idle: Bool
+  var setup: InteractionSetup
 
-  func run<F: FrontEnd>(_ frontEnd: F) throws {
+  init(
+    command: String, board: Board, calibration: CalibrationRecord, frames: Int?,
+    setup: InteractionSetup = InteractionSetup()
+  ) {
+    self.command = command
+    self.board = setup.configure(board)
+    self.calibration = calibration
+    self.frames = frames
+    self.setup = setup
+  }
+
+  /// Runs with the board's haptic driver (if any) ahead of `sinks`: the
+  /// click in the frame of its stage.
+  func run<F: FrontEnd, S: FrameSink>(_ frontEnd: F, _ sinks: S) throws {
+    guard let h = board.haptics else { return try drive(frontEnd, sinks) }
+    if h.bus == "sim" {
+      let feedback = InteractionSetup.started(HapticsFactory.simulated(h).feedback)
+      return try drive(frontEnd, SinkPair(HapticSink(feedback), sinks))
+    }
+    try drive(frontEnd, SinkPair(HapticSink(InteractionSetup.started(try HapticsFactory.linux(h))), sinks))
+  }
+
+  func drive<F: FrontEnd, S: FrameSink>(_ frontEnd: F, _ sinks: S) throws {
+    var sinks = sinks
+    var setup = self.setup
     var source = frontEnd
     try source.start()
-    let loop = ScanLoop(source: source, board: board, calibration: calibration)
-    let encoder = NDJSONEncoder(interaction: board.interaction)
-    let buffer = ByteBuffer(capacity: 64 * 1024)
-    var out = OutputChannel(fd: 1)
+    let loop = ScanLoop(source: source, board: board, calibration: calibration, regions: setup.regions)
     let limit = frames.map { UInt64($0) } ?? UInt64.max
-    while loop.frames < limit, !Terminal.shouldStop, !out.closed {
-      guard try loop.step() else { break }
-      Notices.report(from: &loop.source)
-      if idle || !loop.report.isEmpty {
-        encoder.encode(loop.report, into: buffer)
-        try out.flush(buffer)
+    do {
+      while loop.frames < limit, !Terminal.shouldStop, !sinks.isClosed {
+        guard try loop.step() else { break }
+        try sinks.consume(loop)
+        Notices.report(from: &loop.source)
+        setup.poll(time: loop.report.time, &loop.interaction)
       }
+      // Touches still down when the run stops are cancelled, not left open.
+      if loop.finish() && !sinks.isClosed { try sinks.consume(loop) }
+    } catch {
+      try? sinks.finish()
+      throw error
     }
-    // Touches still down when the run stops are cancelled, not left open.
-    if loop.finish() && !out.closed {
-      encoder.encode(loop.report, into: buffer)
-      try out.flush(buffer)
+    try sinks.finish()
+    if let summary = sinks.summary {
+      Terminal.writeError("panelctl: \(command): frames \(loop.frames); \(summary)\n")
     }
   }
 }

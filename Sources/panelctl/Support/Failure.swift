@@ -43,6 +43,12 @@ enum Failure {
     case let f as FrontEndError:
       status = .error
       message = f.description
+    case let f as SocketError:
+      status = .error
+      message = f.description
+    case let f as SinkError:
+      status = .error
+      message = f.description
     default:
       message = PanelCtl.message(for: error)
       status = code == .validationFailure ? .usage : .error

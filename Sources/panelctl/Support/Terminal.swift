@@ -32,39 +32,17 @@ enum Terminal {
     let handler: @convention(c) (Int32) -> Void = { _ in stopRequested.store(true, ordering: .relaxed) }
     signal(SIGINT, handler)
     signal(SIGTERM, handler)
+    // A parent may have started us with these blocked (a test runner's
+    // thread does): unblock them, or the handlers never run.
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    sigprocmask(SIG_UNBLOCK, &set, nil)
   }
 
   static var shouldStop: Bool { stopRequested.load(ordering: .relaxed) }
 
   /// Whether standard error is a terminal (progress is shown only then).
   static var errorIsTerminal: Bool { isatty(2) != 0 }
-}
-
-/// Writes report bytes to a file descriptor.
-struct OutputChannel {
-  let fd: Int32
-  /// Set when the reader went away (EPIPE): stop producing.
-  private(set) var closed = false
-
-  init(fd: Int32) { self.fd = fd }
-
-  /// Writes all of `buffer` and empties it.
-  mutating func flush(_ buffer: ByteBuffer) throws(CommandFailure) {
-    let bytes = buffer.bytes
-    var offset = 0
-    while offset < bytes.count && !closed {
-      let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-      if n < 0 {
-        let e = errno
-        if e == EINTR { continue }
-        if e == EPIPE {
-          closed = true
-          break
-        }
-        throw CommandFailure(message: "writing the output failed (errno \(e))", status: .error)
-      }
-      offset += n
-    }
-    buffer.removeAll()
-  }
 }

@@ -1,0 +1,97 @@
+/// A recorded calibration session (CONTRACTS.md section 3): a directory with
+/// `plan.toml` and one raw recording per step. Sessions written by
+/// `panelctl calibrate` add the plan's name, the date, the single-point
+/// reference mass, the limits and each step's role; a fixture's session
+/// with only the contract's keys gets roles inferred and default limits.
+public struct CalibrationSession: Sendable, Equatable {
+  public static let planFile = "plan.toml"
+
+  /// The directory, with a trailing slash.
+  public var directory: String
+  public var board: String
+  public var serial: String
+  public var planName: String
+  /// ISO 8601 UTC time the session was recorded ("" when not recorded).
+  public var date: String
+  public var reference_g: Double?
+  public var limits: CalibrationLimits
+  public var steps: [CalibrationStep]
+
+  public init(
+    directory: String, board: String, serial: String, planName: String = "", date: String = "",
+    reference_g: Double? = nil, limits: CalibrationLimits = CalibrationLimits(), steps: [CalibrationStep]
+  ) {
+    self.directory = directory.hasSuffix("/") || directory.isEmpty ? directory : directory + "/"
+    self.board = board
+    self.serial = serial
+    self.planName = planName
+    self.date = date
+    self.reference_g = reference_g
+    self.limits = limits
+    self.steps = steps
+  }
+
+  /// The session `plan` records for `serial` (files `step-01.csv`, ...).
+  public init(recording plan: CalibrationPlan, directory: String, serial: String, date: String) {
+    let width = max(2, String(plan.steps.count).count)
+    var steps = plan.steps
+    for i in steps.indices {
+      var digits = String(steps[i].number)
+      while digits.count < width { digits = "0" + digits }
+      steps[i].file = "step-\(digits).csv"
+    }
+    self.init(
+      directory: directory, board: plan.board, serial: serial, planName: plan.name, date: date,
+      reference_g: plan.reference_g, limits: plan.limits, steps: steps)
+  }
+
+  /// The path of a step's recording.
+  public func path(of step: CalibrationStep) -> String { directory + step.file }
+  public var planPath: String { directory + CalibrationSession.planFile }
+
+  /// Loads `directory/plan.toml` and checks it against `board`: the board's
+  /// name, every step's load and position, and that every recording exists.
+  public static func load(directory: String, board: Board) throws(FileError) -> CalibrationSession {
+    let dir = directory.hasSuffix("/") ? directory : directory + "/"
+    let root = try TOML.load(path: dir + planFile)
+    try root.rejectUnknownKeys(["board", "serial", "plan", "date", "reference_g", "limits", "step"])
+    let name = try root.string("board")
+    if name != board.name {
+      throw root.error("board", "the session is for board \"\(name)\", not \"\(board.name)\" (\(board.file))")
+    }
+    let serial = try root.string("serial")
+    if serial.isEmpty { throw root.error("serial", "must not be empty") }
+    let reference = try root.optionalDouble("reference_g")
+    if let r = reference, !(r > 0) { throw root.error("reference_g", "must be greater than 0") }
+    let limits = try CalibrationLimits(root.optionalTable("limits"))
+    let steps = try StepList.parse(root, board: board, timing: CalibrationTiming(), session: true, directory: dir)
+    return CalibrationSession(
+      directory: dir, board: name, serial: serial, planName: try root.optionalString("plan") ?? "",
+      date: try root.optionalString("date") ?? "", reference_g: reference, limits: limits, steps: steps)
+  }
+
+  /// The text of `plan.toml`.
+  public func encodedPlan() -> String {
+    var s = "# Calibration session (CONTRACTS.md section 3), recorded by panelctl calibrate.\n"
+    s += "board = \(quoted(board))\n"
+    s += "serial = \(quoted(serial))\n"
+    s += "plan = \(quoted(planName))\n"
+    s += "date = \(quoted(date))\n"
+    if let r = reference_g { s += "reference_g = \(number(r))\n" }
+    s += "\n[limits]\n"
+    for (key, value) in limits.entries { s += "\(key) = \(number(value))\n" }
+    for step in steps {
+      s += "\n[[step]]\n"
+      s += "file = \(quoted(step.file))\n"
+      s += "role = \(quoted(step.role.rawValue))\n"
+      s += "load_g = \(number(step.load_g))\n"
+      if step.isLoaded {
+        s += "x_mm = \(number(step.x_mm))\n"
+        s += "y_mm = \(number(step.y_mm))\n"
+      }
+      if let c = step.temp_c { s += "temp_c = \(number(c))\n" }
+      s += "record_s = \(number(step.record_s))\n"
+    }
+    return s
+  }
+}

@@ -1,0 +1,163 @@
+import ForceCore
+
+/// The interaction layer of the frame path: per touch, force stages or the
+/// touch-and-hold fallback (`PressState`), on the item under the touch
+/// (`RegionMap`); force capability from the settings, the calibration and
+/// the frames' health; settings the host may change while running.
+///
+/// Frame path: `observe(&frame)` then `update(&report)` once per frame,
+/// both allocation-free. Setters and `apply` take effect at the next frame
+/// and announce themselves there (panel events, touch 0).
+public struct Interaction: Sendable {
+  public static let capacity = 16
+
+  public private(set) var settings: InteractionSettings
+  public private(set) var regions: RegionMap
+  /// The capability last reported; a stream starts as available, so a
+  /// run that starts otherwise announces it in its first frame.
+  public private(set) var capability = ForceCapability.available
+  /// Whether the run has a valid calibration.
+  public let calibrated: Bool
+  public private(set) var health: ForceHealthMonitor
+  public let rate_hz: Int
+  var rules: PressRules
+  var slots: InlineArray<16, PressState> = InlineArray(repeating: PressState())
+  var announceSensitivity = false
+  var announceRegions = false
+  var regionsGeneration: UInt64 = 1
+  var reportedGeneration: UInt64 = 0
+
+  /// - Parameters:
+  ///   - regions: the host's items; nil = the whole panel peeks and pops.
+  ///   - calibrated: false when running on nominal gains: force unavailable.
+  public init(board: Board, regions: RegionMap? = nil, calibrated: Bool = true) {
+    settings = board.interaction
+    self.regions = regions ?? RegionMap.whole(panelWidth_mm: board.width_mm, panelHeight_mm: board.height_mm)
+    self.calibrated = calibrated
+    rate_hz = board.rate_hz
+    health = ForceHealthMonitor(rate_hz: board.rate_hz)
+    rules = PressRules(settings: board.interaction, sensitivity: board.interaction.sensitivity, rate_hz: board.rate_hz)
+  }
+
+  public var thresholds: StageThresholds { rules.thresholds }
+  public var holdFrames: Int { Int(rules.holdFrames) }
+
+  // MARK: Run-time settings
+
+  /// Light, Medium or Firm, from the next frame on (touches in progress
+  /// keep their stage; their next stages use the new thresholds).
+  public mutating func setSensitivity(_ s: Sensitivity) {
+    guard s != settings.sensitivity else { return }
+    settings.sensitivity = s
+    rules = PressRules(settings: settings, sensitivity: s, rate_hz: rate_hz)
+    announceSensitivity = true
+  }
+
+  /// Turns 3D Touch on or off (the capability changes at the next frame).
+  public mutating func setForceTouch(_ on: Bool) { settings.forceTouch = on }
+
+  /// Replaces the items. Touches in progress are looked up again at their
+  /// touch-down point.
+  public mutating func replaceRegions(_ map: RegionMap) {
+    regions = map
+    regionsGeneration &+= 1
+    announceRegions = true
+    for i in 0..<Interaction.capacity where slots[i].used {
+      let item = map.hit(x: Length_um(rawValue: slots[i].originX), y: Length_um(rawValue: slots[i].originY))
+      slots[i].item = item
+      slots[i].traits = map.traits(of: item)
+    }
+  }
+
+  /// Replaces one item's quick actions (the guidelines are checked).
+  public mutating func replaceQuickActions(of item: String, with actions: [QuickAction]) throws(RegionViolation) {
+    replaceRegions(try regions.replacingQuickActions(of: item, with: actions))
+  }
+
+  /// Applies a host command.
+  public mutating func apply(_ command: InteractionCommand) throws(RegionViolation) {
+    switch command {
+    case .sensitivity(let s): setSensitivity(s)
+    case .forceTouch(let on): setForceTouch(on)
+    case .regions(let map): replaceRegions(map)
+    case .quickActions(let item, let actions): try replaceQuickActions(of: item, with: actions)
+    }
+  }
+
+  /// What force can do now.
+  public var currentCapability: ForceCapability {
+    if !settings.forceTouch { return .off }
+    if !calibrated { return ForceCapability(state: .unavailable, reason: .noCalibration) }
+    return health.fault
+  }
+
+  // MARK: Frame path
+
+  /// Watches a raw frame for faults before `core` runs (rail samples are
+  /// masked with its baselines).
+  public mutating func observe(_ frame: inout RawFrame, core: borrowing ForcePipeline) {
+    health.observe(&frame, core: core)
+  }
+
+  /// Sets each touch's stage, progress and item in `report` and appends the
+  /// frame's events.
+  public mutating func update(_ report: inout FrameReport) {
+    let now = report.time.rawValue
+    if reportedGeneration != regionsGeneration {
+      report.regions = regions
+      reportedGeneration = regionsGeneration
+    }
+    report.sensitivity = settings.sensitivity
+    let cap = currentCapability
+    if cap != capability {
+      if !cap.isAvailable {
+        for i in 0..<Interaction.capacity where slots[i].used { slots[i].loseForce(t_us: now, report: &report) }
+      }
+      capability = cap
+      report.append(TouchEvent(kind: .capability, touch: 0))
+    }
+    report.capability = capability
+    if announceSensitivity {
+      announceSensitivity = false
+      report.append(TouchEvent(kind: .sensitivity, touch: 0))
+    }
+    if announceRegions {
+      announceRegions = false
+      report.append(TouchEvent(kind: .regions, touch: 0))
+    }
+    let holdMode = !capability.isAvailable
+    for i in 0..<report.touchCount {
+      let t = report.touch(i).touch
+      let s = slot(for: t.id)
+      if !slots[s].used {
+        let item = regions.hit(x: t.x, y: t.y)
+        slots[s] = PressState(
+          id: t.id, x: t.x.rawValue, y: t.y.rawValue, t_us: now, item: item, traits: regions.traits(of: item),
+          holdMode: holdMode)
+      }
+      var progress: UInt16 = 0
+      if t.phase.isFinal {
+        progress = slots[s].stage == .pop ? 1000 : 0
+        report.setInteraction(stage: slots[s].stage, progress_milli: progress, item: slots[s].item, at: i)
+        slots[s].finish(report: &report)
+        continue
+      }
+      progress = slots[s].step(
+        x: t.x.rawValue, y: t.y.rawValue, force: t.force.rawValue, t_us: now, rules: rules, report: &report)
+      report.setInteraction(stage: slots[s].stage, progress_milli: progress, item: slots[s].item, at: i)
+    }
+  }
+
+  /// The slot of touch `id`, or a free one (marked unused) for a new touch.
+  mutating func slot(for id: UInt32) -> Int {
+    var free = -1
+    for i in 0..<Interaction.capacity {
+      if slots[i].used && slots[i].id == id { return i }
+      if !slots[i].used && free < 0 { free = i }
+    }
+    if free >= 0 { return free }
+    // More touches than slots cannot happen (the tracker has 16); reuse 0.
+    slots[0].used = false
+    return 0
+  }
+}

@@ -1,0 +1,44 @@
+import ForceCore
+
+/// The raw frames, as a recording (CONTRACTS.md section 2), written while
+/// the panel streams: `FILE.partial` as it grows, renamed to `FILE` at the
+/// end (see `RecordingWriter`). A file that cannot be written ends the run.
+public struct RecordingFrameSink: FrameSink {
+  final class Box {
+    var writer: RecordingWriter?
+    init(_ writer: consuming RecordingWriter) { self.writer = consume writer }
+  }
+  let box: Box
+  let cellCount: Int
+  /// Frames recorded: a report made without a new frame (the touches
+  /// cancelled at the end of a run) adds no row.
+  var recorded: UInt64 = 0
+
+  public init(path: String, board: Board) throws(FileError) {
+    cellCount = board.cellCount
+    box = Box(
+      try RecordingWriter(path: path, header: RecordingHeader(cellCount: board.cellCount, hasTemperature: true)))
+  }
+
+  public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
+    guard loop.frames > recorded else { return }
+    recorded = loop.frames
+    let frame = loop.frame
+    let time = frame.time.rawValue
+    let temperature = frame.hasTemperature ? frame.temperature.celsius : nil
+    let n = cellCount
+    do {
+      try frame.counts.span.withUnsafeBufferPointer { counts throws(FileError) in
+        try box.writer?.append(
+          tUs: time, counts: UnsafeBufferPointer(rebasing: counts[0..<n]), temperatureC: temperature)
+      }
+    } catch {
+      throw .file(error)
+    }
+  }
+
+  public mutating func finish() throws(SinkError) {
+    guard let writer = box.writer.take() else { return }
+    do { try writer.finish() } catch { throw .file(error) }
+  }
+}

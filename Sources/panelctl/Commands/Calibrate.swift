@@ -1,0 +1,207 @@
+import ArgumentParser
+import PanelFirmware
+
+/// How a live calibration is driven.
+enum CalibrationMode: String, ExpressibleByArgument, CaseIterable {
+  /// An operator at a terminal: what to place where, a live stability indicator.
+  case guided
+  /// Steps advance when the readings change and settle (a fixture that
+  /// places masses on its own, or a simulated panel).
+  case unattended
+  /// A fixture controller on stdin/stdout: one line per step out, `ready` in.
+  case fixture
+}
+
+extension PanelCtl {
+  struct Calibrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Calibrate a panel: live from a plan, or from a recorded session.",
+      discussion: """
+        Live: panelctl calibrate --board B --plan P [--mode guided|unattended|fixture] \
+        records the session into --session DIR (default calibration/sessions/BOARD-SERIAL-DATE) \
+        and computes from it. On a simulated board the simulator places the masses itself. \
+        Offline: panelctl calibrate --board B --session DIR --out CAL computes the same from \
+        a recorded session. The record goes to CAL (default calibration/BOARD.toml) only when \
+        every check passes; the certificate (CAL without .toml, plus .certificate.html and \
+        .certificate.json) is written either way. Exit status: 0 pass, 2 a check failed, 1 error.
+        """)
+
+    @Option(name: .long, help: ArgumentHelp("The board file.", valueName: "BOARD.toml"))
+    var board: String
+
+    @Option(name: .long, help: ArgumentHelp("Run this plan live (calibration/plans/*.toml).", valueName: "PLAN.toml"))
+    var plan: String?
+
+    @Option(
+      name: .long,
+      help: ArgumentHelp("The session directory: recorded into (live) or computed from (offline).", valueName: "DIR"))
+    var session: String?
+
+    @Option(name: .long, help: ArgumentHelp("Where to write the calibration record.", valueName: "CAL"))
+    var out: String?
+
+    @Option(name: .long, help: "Live: the panel's serial number (default: the simulated panel's own).")
+    var serial: String?
+
+    @Option(name: .long, help: "Live: who places the masses (default: guided on a terminal, unattended otherwise).")
+    var mode: CalibrationMode?
+
+    @Option(
+      name: .long,
+      help: ArgumentHelp("Simulated panels: 1 runs in real time, 0 as fast as possible.", valueName: "FACTOR"))
+    var speed: Double = 1
+
+    func validate() throws {
+      if plan == nil && session == nil {
+        throw ValidationError("give --plan PLAN (live) or --session DIR --out CAL (from a recorded session)")
+      }
+      if plan == nil && out == nil { throw ValidationError("--out CAL is needed with --session (and no --plan)") }
+      if plan == nil && (mode != nil || serial != nil) {
+        throw ValidationError("--mode and --serial apply to a live calibration (--plan)")
+      }
+      if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be 0 or more, is \(speed)") }
+    }
+
+    /// Stores a passing record on the panel, returning what to say about it.
+    typealias PanelStore = (CalibrationRecord) throws -> String
+
+    func run() throws {
+      let b = try Board.load(path: board)
+      var directory = session ?? ""
+      var panel: PanelStore?
+      if let plan {
+        (directory, panel) = try live(board: b, planPath: plan)
+      }
+      let recorded = try CalibrationSession.load(directory: directory, board: b)
+      let result = try CalibrationComputation.run(session: recorded, board: b, created: UTCDate.now())
+      try finish(result, board: b, panel: panel)
+    }
+
+    /// Records a session live; returns its directory and, where the board
+    /// has an EEPROM, how to store the record on the panel.
+    func live(board b: Board, planPath: String) throws -> (String, PanelStore?) {
+      let p = try CalibrationPlan.load(path: planPath, board: b)
+      let runMode = mode ?? (Terminal.errorIsTerminal ? .guided : .unattended)
+      let date = UTCDate.now()
+      Terminal.stopOnSignals()
+      switch b.frontEnd.kind {
+      case "sim":
+        let panel = SimulatedPanel(
+          board: b, parameters: try FrontEndFactory.simulationParameters(b), scenario: .idle(),
+          duration_s: .infinity, speed: speed)
+        let id = serial ?? panel.parameters.serial
+        let dir = sessionDirectory(board: b, serial: id)
+        let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
+        var run = LiveCalibration(source: panel, board: b, plan: p, session: s) { panel, step, rise in
+          panel.apply(step, rise_s: rise)
+        }
+        try record(&run, mode: runMode, plan: p)
+        return (dir, nil)
+      default:
+        let configuration = try FrontEndFactory.driverConfiguration(b)
+        if configuration.isSimulated {
+          // A simulated twin: the real drivers; the fixture moves masses on its physics.
+          let rig = try SimulatedTwinRig(board: b, speed: speed)
+          let id = serial ?? rig.serial
+          let dir = sessionDirectory(board: b, serial: id)
+          let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
+          try recordLive(rig.frontEnd, board: b, plan: p, session: s, mode: runMode) { step, rise in
+            rig.hardware.signals.apply(step, rise_s: rise)
+          }
+          guard var memory = rig.memory else { return (dir, nil) }
+          return (dir, { record throws in try Self.store(record, board: b, in: &memory) })
+        }
+        guard let id = serial else {
+          throw CommandFailure(message: "--serial is needed: this panel does not report one", status: .usage)
+        }
+        let dir = sessionDirectory(board: b, serial: id)
+        let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
+        let frontEnd = try FrontEndFactory.make(board: b, options: RunOptions(speed: speed))
+        try recordLive(frontEnd, board: b, plan: p, session: s, mode: runMode, place: nil)
+        guard var memory = try PanelMemory.open(board: b) else { return (dir, nil) }
+        return (dir, { record throws in try Self.store(record, board: b, in: &memory) })
+      }
+    }
+
+    /// Stores `record` on the panel's EEPROM.
+    static func store<B: I2CBus, C: MonotonicClock>(
+      _ record: CalibrationRecord, board b: Board, in memory: inout PanelMemory<B, C>
+    ) throws -> String {
+      do {
+        let sequence = try memory.write(record, board: b)
+        return "stored on the panel (\(memory.location)): two copies, sequence \(sequence), read back and verified"
+      } catch {
+        throw CommandFailure(message: "the record could not be stored on the panel: \(error)", status: .error)
+      }
+    }
+
+    /// Runs the plan on `frontEnd`; `place` applies a step's load (a
+    /// simulated fixture), nil when a person or a fixture does.
+    func recordLive<F: FrontEnd>(
+      _ frontEnd: F, board b: Board, plan p: CalibrationPlan, session s: CalibrationSession, mode: CalibrationMode,
+      place: ((CalibrationStep, Double) -> Void)?
+    ) throws {
+      var run: LiveCalibration<F>
+      if let place {
+        run = LiveCalibration(source: frontEnd, board: b, plan: p, session: s) { _, step, rise in place(step, rise) }
+      } else {
+        run = LiveCalibration(source: frontEnd, board: b, plan: p, session: s)
+      }
+      try record(&run, mode: mode, plan: p)
+    }
+
+    func record<F: FrontEnd>(_ run: inout LiveCalibration<F>, mode: CalibrationMode, plan: CalibrationPlan) throws {
+      var console = CalibrationConsole(mode: mode, board: run.board)
+      do {
+        try run.run(&console)
+      } catch {
+        console.finish()
+        throw CommandFailure(message: "calibration stopped: \(error.description)", status: .error)
+      }
+      console.finish()
+    }
+
+    func sessionDirectory(board b: Board, serial id: String) -> String {
+      if let session { return session }
+      let safe = String(id.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+      return Paths.directory(of: b.file) + "../calibration/sessions/\(b.name)-\(safe)-\(UTCDate.stamp())"
+    }
+
+    /// Writes the record (file, then panel) when every check passed, and
+    /// the certificate either way.
+    func finish(_ result: CalibrationResult, board b: Board, panel: PanelStore?) throws {
+      var result = result
+      let cal = out ?? CalibrationLookup.defaultPath(for: b)
+      let stem = cal.hasSuffix(".toml") ? String(cal.dropLast(5)) : cal
+      let folder = Paths.directory(of: cal)
+      if !folder.isEmpty { try Directory.create(folder) }
+      var storeFailure: Error?
+      if result.passed {
+        try result.record.write(to: cal)
+        do {
+          if let panel { result.storage = try panel(result.record) }
+        } catch {
+          storeFailure = error
+          result.storage = "not stored on the panel: \(error)"
+        }
+      }
+      try AtomicFile.write(Certificate.html(result), to: stem + ".certificate.html")
+      try AtomicFile.write(Certificate.json(result), to: stem + ".certificate.json")
+      if let storeFailure { throw storeFailure }
+      if case .fixture = mode ?? .unattended {
+        CalibrationConsole.writeOutput("result=\(result.passed ? "pass" : "fail")\n")
+      }
+      guard result.passed else {
+        let failed = result.checks.filter { !$0.passed }.count
+        let more = failed > 1 ? " (and \(failed - 1) more failed checks)" : ""
+        throw CommandFailure(
+          message: "calibration failed: \(result.firstFailure ?? "")\(more); the previous calibration is kept; see \(stem).certificate.html",
+          status: .checkFailed)
+      }
+      if Terminal.errorIsTerminal {
+        let stored = result.storage.map { ", \($0)" } ?? ""
+        Terminal.writeError("calibration passed: \(cal)\(stored); certificate \(stem).certificate.html\n")
+      }
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import PanelFirmware
+
+extension PanelCtl {
+  struct Monitor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Watch the panel live: force heatmap, touches, frame rate, health (80x24 terminal).",
+      discussion: """
+        For bring-up over SSH. Ctrl-C quits. When standard output is not a \
+        terminal nothing is drawn; a summary line is written at the end.
+        """)
+
+    @OptionGroup var boardOptions: BoardOptions
+    @OptionGroup var length: RunLengthOptions
+    @OptionGroup var simulation: SimulationOptions
+    @OptionGroup var interaction: InteractionOptions
+
+    @Option(name: .long, help: ArgumentHelp("Redraws per second.", valueName: "HZ"))
+    var refresh = 10
+
+    @Flag(name: .long, help: "Shades only, no colours.")
+    var noColour = false
+
+    func validate() throws {
+      guard (1...60).contains(refresh) else { throw ValidationError("--refresh must be 1 to 60, is \(refresh)") }
+    }
+
+    func run() throws {
+      let board = try boardOptions.loadBoard()
+      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let setup = try interaction.setup(board: board)
+      let frontEnd = try FrontEndFactory.make(
+        board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
+      Terminal.stopOnSignals()
+      let screen = MonitorSink(
+        board: board, serial: calibration.serial, refresh_hz: refresh, colour: !noColour)
+      try ReportRun(
+        command: "monitor", board: board, calibration: calibration, frames: length.frames, setup: setup
+      ).run(frontEnd, screen)
+    }
+  }
+}

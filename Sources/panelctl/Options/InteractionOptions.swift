@@ -1,0 +1,95 @@
+import ArgumentParser
+import ForceCore
+import PanelFirmware
+
+extension Sensitivity: ExpressibleByArgument {}
+
+/// `--regions`, `--control`, `--sensitivity`, `--force-touch`,
+/// `--uncalibrated`: what the host declares and changes, for every command
+/// that writes a report stream.
+struct InteractionOptions: ParsableArguments {
+  @Option(
+    name: .long,
+    help: ArgumentHelp("Items on the panel and what each supports (docs/regions.md).", valueName: "FILE"))
+  var regions: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Control lines read while running, from a file or a named pipe (docs/regions.md).", valueName: "FILE"))
+  var control: String?
+
+  @Option(name: .long, help: "Sensitivity at the start (default: the board's).")
+  var sensitivity: Sensitivity?
+
+  @Option(name: .customLong("force-touch"), help: ArgumentHelp("3D Touch at the start (default: the board's).", valueName: "on|off"))
+  var forceTouch: OnOff?
+
+  @Flag(name: .long, help: "Run without a calibration (nominal gains): force is unavailable.")
+  var uncalibrated = false
+
+  /// Loads the files the options name.
+  func setup(board: Board) throws(FileError) -> InteractionSetup {
+    var s = InteractionSetup()
+    if let regions { s.regions = try RegionMap.load(path: regions, board: board) }
+    if let control { s.control = try ControlChannel(path: control, board: board) }
+    s.sensitivity = sensitivity
+    s.forceTouch = forceTouch.map { $0 == .on }
+    return s
+  }
+
+  /// The run's calibration: the board's, or nominal with `--uncalibrated`.
+  func calibration(board: Board, options: BoardOptions) throws(FileError) -> CalibrationRecord {
+    if uncalibrated {
+      return CalibrationRecord.nominal(board: board, gain_counts_per_n: try FrontEndFactory.nominalGain(board: board))
+    }
+    return try options.loadCalibration(for: board)
+  }
+}
+
+enum OnOff: String, ExpressibleByArgument, CaseIterable {
+  case on, off
+}
+
+/// The interaction a report run starts with, and its control channel.
+struct InteractionSetup {
+  var regions: RegionMap?
+  var control: ControlChannel?
+  var sensitivity: Sensitivity?
+  var forceTouch: Bool?
+
+  /// The board with the start-up overrides applied.
+  func configure(_ board: Board) -> Board {
+    var b = board
+    if let sensitivity { b.interaction.sensitivity = sensitivity }
+    if let forceTouch { b.interaction.forceTouch = forceTouch }
+    return b
+  }
+
+  /// Between frames: applies the control lines due at `time`; a line that
+  /// cannot be used is a warning on standard error, and the run goes on.
+  mutating func poll(time: Time_us, _ interaction: inout Interaction) {
+    guard control != nil else { return }
+    let (due, errors) = control!.poll(time: time)
+    for e in errors { Terminal.writeError("panelctl: warning: \(e)\n") }
+    for command in due {
+      do {
+        try interaction.apply(command)
+      } catch {
+        Terminal.writeError("panelctl: warning: \(control!.path): \(error)\n")
+      }
+    }
+  }
+
+  /// The haptic driver brought up (a chip that does not answer is a
+  /// warning; it is tried again at the next click).
+  static func started<Bus: I2CBus>(_ feedback: HapticFeedback<Bus>) -> HapticFeedback<Bus> {
+    var feedback = feedback
+    do {
+      try feedback.start()
+    } catch {
+      Terminal.writeError("panelctl: warning: \(feedback.settings.bus): \(error)\n")
+    }
+    return feedback
+  }
+}
