@@ -65,6 +65,18 @@ import Testing
     #expect(chip.registers == [0, 0, 0, 0])
   }
 
+  @Test func registerReadsCarryTheCRCToo() throws {
+    let (bus, _, ads) = Self.bench()
+    var b = bus
+    try ads.configure(ADS122C04Settings(), on: &b)
+    var r = [UInt8](repeating: 0, count: 3)
+    try r.withUnsafeMutableBytes { try RegisterIO.read(ADS122C04.Command.readRegister(1), into: $0, at: 0x45, on: &b) }
+    #expect(r[0] == 0xAA)
+    #expect(UInt16(r[1]) << 8 | UInt16(r[2]) == CRC16.checksum([0xAA]))
+    // The driver reads the value alone.
+    #expect(try ads.read(ADS122C04.Config1.self, on: &b).rawValue == 0xAA)
+  }
+
   @Test func temperatureModeGives14BitsAt1Over32Degree() throws {
     let (bus, chip, ads) = Self.bench()
     var b = bus

@@ -93,6 +93,7 @@ import Testing
     twin.bus.clearFaults()
     try twin.run(frames: 1000) { !$0.frame.valid }
     #expect(twin.frame.valid)
+    try twin.run(frames: 520)
     #expect(twin.notices() == ["sim address 0x28 (frame controller): answering again, re-initialised"])
   }
 

@@ -265,6 +265,16 @@ import Testing
     #expect(twin.frontEnd.health.busErrors == 3)
   }
 
+  @Test func aChipThatNeverConvertsIsABringUpError() throws {
+    var twin = try Twins.nau7802(Repo.board("sim-plate4-nau7802"))
+    twin.hardware.nau7802s[0].conversionsStuck = true
+    #expect(throws: FrontEndError.setup(
+      "sim mux 0x70 channel 0 address 0x2a (NAU7802): answers but delivers no conversions (stuck)"))
+    {
+      try twin.frontEnd.start()
+    }
+  }
+
   @Test func aMissingSwitchIsNamed() throws {
     var twin = try Twins.nau7802(Repo.board("sim-plate4-nau7802"))
     twin.hardware.mux?.isPresent = false
@@ -331,7 +341,10 @@ import Testing
     try twin.run(frames: 3000) { !$0.frame.valid }
     #expect(twin.frame.valid)
     #expect(twin.frontEnd.health.reinitialisations >= 1)
-    #expect(twin.notices().last == "sim mux 0x70 channel 3 address 0x2a (NAU7802): answering again, re-initialised")
+    // Reported back once it has delivered for a second.
+    #expect(twin.notices().isEmpty)
+    try twin.run(frames: 330)
+    #expect(twin.notices() == ["sim mux 0x70 channel 3 address 0x2a (NAU7802): answering again, re-initialised"])
   }
 
   @Test func aStuckChipIsReportedAndItsFramesInvalid() throws {
@@ -343,5 +356,43 @@ import Testing
     #expect(!twin.frame.valid)
     #expect(twin.notices().contains(
       "sim mux 0x70 channel 0 address 0x2a (NAU7802): answers but delivers no conversions (stuck); its frames are marked invalid"))
+  }
+}
+
+/// A data-ready line that breaks while streaming.
+struct BreakingLine: DataReady {
+  var inner: SimulatedDataReadyLine
+  let breaks: () -> Bool
+  mutating func wait(timeout_us: Int64) throws(DataReadyError) -> Bool {
+    if breaks() { throw .io(errno: 5) }
+    return try inner.wait(timeout_us: timeout_us)
+  }
+}
+
+final class Switch: @unchecked Sendable {
+  var on = false
+}
+
+@Suite struct DataReadyFailureTests {
+  @Test func aFailingLineIsReportedAndTheReadyBitPolled() throws {
+    let board = try Repo.board("sim-plate4-nau7802")
+    let (c, hw) = try Twins.hardware(board)
+    let broken = Switch()
+    let lines = hw.dataReadyLines().enumerated().map { i, l in BreakingLine(inner: l) { i == 2 && broken.on } }
+    var fe = NAU7802FrontEnd(
+      configuration: c, chip: NAU7802Cell(settings: c.nau7802), bus: hw.bus, clock: hw.clock, lines: lines,
+      options: RunOptions(speed: 0))
+    try fe.start()
+    var frame = RawFrame(cellCount: 4)
+    for _ in 0..<10 { _ = try fe.next(into: &frame) }
+    broken.on = true
+    hw.bus.isTracing = true
+    for _ in 0..<10 {
+      _ = try fe.next(into: &frame)
+      #expect(frame.valid)
+    }
+    #expect(fe.takeNotice()?.message == "sim mux 0x70 channel 2 address 0x2a (NAU7802): data-ready line read failed (errno 5); polling its ready bit instead")
+    // Chip 2 is now polled: PU_CTRL reads on its channel.
+    #expect(hw.bus.trace.contains(.writeRead(0x2A, [0x00], [0xBE])))
   }
 }

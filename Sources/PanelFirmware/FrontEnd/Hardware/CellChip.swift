@@ -60,7 +60,8 @@ public enum CellDiagnosis: Equatable, Sendable {
 /// Bring-up of a cell chip: the family's steps, then dropping conversions.
 public enum CellStep<Step: Equatable & Sendable>: Equatable, Sendable {
   case chip(Step)
-  case discarding(Int)
+  /// Dropping `Int` more conversions; the next must come by `deadline_us`.
+  case discarding(Int, deadline_us: Int64)
 }
 
 extension ChipCondition: CustomStringConvertible {

@@ -30,7 +30,8 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   /// Consecutive conversions a ready chip failed to deliver.
   var misses: [Int]
   var lastData_us: [Int64]
-  var backoff_us: [Int64]
+  var recovery: [ChipRecovery]
+  var failedLines: [Bool]
   var limit: RunLimit
   var sequence: UInt32 = 0
   var notices = NoticeQueue()
@@ -57,7 +58,8 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     chips = Array(repeating: chip, count: n)
     misses = Array(repeating: 0, count: n)
     lastData_us = Array(repeating: 0, count: n)
-    backoff_us = Array(repeating: 0, count: n)
+    recovery = Array(repeating: ChipRecovery(), count: n)
+    failedLines = Array(repeating: false, count: n)
     limit = RunLimit(options: options)
     period_us = chip.period_us
   }
@@ -123,6 +125,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
         frame.counts[i] = value
         lastData_us[i] = now
         misses[i] = 0
+        if recovery[i].good(now: now) { post("\(locations[i]): answering again, re-initialised") }
       } catch {
         valid = false
         fail(i, .bus(error))
@@ -147,11 +150,11 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
 
   /// Waits for chip `i`'s next conversion: its line, or polling CR.
   mutating func waitForData(_ i: Int) throws(I2CError) -> Bool {
-    if !lines.isEmpty {
+    if usesLine(i) {
       do {
         return try lines[i].wait(timeout_us: timeout_us)
       } catch {
-        return false
+        lineFailed(i, error)
       }
     }
     let place = configuration.places[i]
@@ -168,14 +171,23 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
 
   /// Whether chip `i` has a conversion right now, without waiting.
   mutating func hasData(_ i: Int) throws(I2CError) -> Bool {
-    if !lines.isEmpty {
+    if usesLine(i) {
       do {
         return try lines[i].wait(timeout_us: 0)
       } catch {
-        return false
+        lineFailed(i, error)
       }
     }
     return try chips[i].hasResult(at: configuration.places[i], io: &io)
+  }
+
+  func usesLine(_ i: Int) -> Bool { !lines.isEmpty && !failedLines[i] }
+
+  /// A data-ready line that fails is reported and left: the chip's ready
+  /// bit is polled from then on.
+  mutating func lineFailed(_ i: Int, _ error: DataReadyError) {
+    failedLines[i] = true
+    post("\(locations[i]): \(error); polling its ready bit instead")
   }
 
   /// Reads chip `i`'s result; a result failing its CRC is read again up
@@ -249,11 +261,12 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
       case .next(let next, let after):
         conditions[i] = .bringingUp(.chip(next), wake_us: io.clock.now_us() + after)
       case .discard(let n):
-        conditions[i] = .bringingUp(.discarding(n), wake_us: io.clock.now_us())
+        let t = io.clock.now_us()
+        conditions[i] = .bringingUp(.discarding(n, deadline_us: t + timeout_us), wake_us: t)
       case .failed(let fault):
         fail(i, fault)
       }
-    case .discarding(let remaining):
+    case .discarding(let remaining, let deadline):
       if remaining <= 0 {
         becomeReady(i)
       } else if try hasData(i) {
@@ -263,8 +276,11 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
         if remaining == 1 {
           becomeReady(i)
         } else {
-          conditions[i] = .bringingUp(.discarding(remaining - 1), wake_us: t + period_us / 2)
+          conditions[i] = .bringingUp(.discarding(remaining - 1, deadline_us: t + timeout_us), wake_us: t + period_us / 2)
         }
+      } else if now >= deadline {
+        // Configured, but no conversion comes.
+        fail(i, .noConversions)
       } else {
         conditions[i] = .bringingUp(step, wake_us: io.clock.now_us() + max(period_us / 8, 100))
       }
@@ -272,23 +288,17 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   }
 
   mutating func becomeReady(_ i: Int) {
-    if backoff_us[i] > 0 { post("\(locations[i]): answering again, re-initialised") }
     conditions[i] = .ready
     misses[i] = 0
-    backoff_us[i] = 0
+    recovery[i].ready(now: io.clock.now_us())
   }
 
-  /// Marks chip `i` failed, reports it once, and schedules a retry with
-  /// back-off (0.25 s doubling to 5 s).
+  /// Marks chip `i` failed, reports it (once, see `ChipRecovery`) and
+  /// schedules bring-up again.
   mutating func fail(_ i: Int, _ fault: ChipFault) {
-    let now = io.clock.now_us()
-    if backoff_us[i] == 0 {
-      post("\(locations[i]): \(fault); its frames are marked invalid")
-      backoff_us[i] = 250_000
-    } else {
-      backoff_us[i] = min(backoff_us[i] * 2, 5_000_000)
-    }
-    conditions[i] = .failed(fault, retry_us: now + backoff_us[i])
+    let (retry, report) = recovery[i].failed(now: io.clock.now_us())
+    if report { post("\(locations[i]): \(fault); its frames are marked invalid") }
+    conditions[i] = .failed(fault, retry_us: retry)
   }
 
   mutating func post(_ message: String) {

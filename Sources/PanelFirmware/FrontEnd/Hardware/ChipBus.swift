@@ -136,3 +136,42 @@ public struct NoDataReadyLine: DataReady {
     throw .unavailable("no data-ready line is wired")
   }
 }
+
+/// Back-off and reporting of one chip's failures. A failure is reported
+/// once; bring-up is tried again after 0.25 s, then 0.5 s, then every 1 s;
+/// the chip counts as recovered, and is reported so, after a second of good
+/// results, so a chip that keeps failing and coming back is one report,
+/// not one per attempt.
+public struct ChipRecovery: Sendable, Equatable {
+  var backoff_us: Int64 = 0
+  var readySince_us: Int64?
+  /// A failure was reported and no recovery yet.
+  public private(set) var reported = false
+  public static let stable_us: Int64 = 1_000_000
+  public static let maximumBackoff_us: Int64 = 1_000_000
+
+  public init() {}
+
+  /// The chip failed at `now`: when to try again, and whether to report.
+  public mutating func failed(now: Int64) -> (retry_us: Int64, report: Bool) {
+    readySince_us = nil
+    backoff_us = backoff_us == 0 ? 250_000 : min(backoff_us * 2, ChipRecovery.maximumBackoff_us)
+    let report = !reported
+    reported = true
+    return (now + backoff_us, report)
+  }
+
+  /// The chip is up again at `now` (bring-up finished).
+  public mutating func ready(now: Int64) {
+    readySince_us = now
+  }
+
+  /// A good result at `now`: true when the chip has just become stable
+  /// after a reported failure (report it).
+  public mutating func good(now: Int64) -> Bool {
+    guard backoff_us > 0, let since = readySince_us, now - since >= ChipRecovery.stable_us else { return false }
+    backoff_us = 0
+    defer { reported = false }
+    return reported
+  }
+}

@@ -24,7 +24,7 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
   var lastSequence: UInt16?
   var lastData_us: Int64 = 0
   var misses = 0
-  var backoff_us: Int64 = 0
+  var recovery = ChipRecovery()
   var cellFaultReported = false
   var limit: RunLimit
   var sequence: UInt32 = 0
@@ -77,6 +77,7 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
     if condition.isReady {
       do throws(I2CError) {
         valid = try readFrame(into: &frame)
+      if valid && recovery.good(now: io.clock.now_us()) { post("\(location): answering again, re-initialised") }
       } catch {
         fail(.bus(error))
       }
@@ -158,7 +159,9 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
       do {
         return try line!.wait(timeout_us: timeout_us)
       } catch {
-        return false
+        // A failed line is reported and left: STATUS is polled from then on.
+        line = nil
+        post("\(location): \(error); polling STATUS instead")
       }
     }
     let deadline = io.clock.now_us() + timeout_us
@@ -222,8 +225,7 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
         return
       }
       try io.run(place) { (bus) throws(I2CError) in try c.start(rate_hz: rate, on: &bus) }
-      if backoff_us > 0 { post("\(location): answering again, re-initialised") }
-      backoff_us = 0
+      recovery.ready(now: io.clock.now_us())
       lastSequence = nil
       lastData_us = io.clock.now_us()
       condition = .ready
@@ -233,13 +235,9 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
   }
 
   mutating func fail(_ fault: ChipFault) {
-    if backoff_us == 0 {
-      post("\(location): \(fault); its frames are marked invalid")
-      backoff_us = 250_000
-    } else {
-      backoff_us = min(backoff_us * 2, 5_000_000)
-    }
-    condition = .failed(fault, retry_us: io.clock.now_us() + backoff_us)
+    let (retry, report) = recovery.failed(now: io.clock.now_us())
+    if report { post("\(location): \(fault); its frames are marked invalid") }
+    condition = .failed(fault, retry_us: retry)
   }
 
   mutating func post(_ message: String) {

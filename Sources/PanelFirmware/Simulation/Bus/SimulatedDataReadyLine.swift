@@ -14,7 +14,10 @@ public struct SimulatedDataReadyLine: DataReady {
 
   public mutating func wait(timeout_us: Int64) throws(DataReadyError) -> Bool {
     let now = clock.now_ns
-    if source.isDataReady(at: now) { return true }
+    if source.isDataReady(at: now) {
+      clock.pace()
+      return true
+    }
     let deadline = now + max(timeout_us, 0) * 1000
     if let t = source.nextDataReady(after: now), t <= deadline {
       clock.advance(to: t)

@@ -208,6 +208,8 @@ public final class SimulatedI2CBus: I2CBus {
     let wire = timing.wire_ns(bitTimes: bits)
     clock.advance(to: t0 + wire + timing.tBUF_ns)
     statistics.busy_ns += timing.hostOverhead_ns + wire + timing.tBUF_ns
+    // A paced clock keeps a bus-bound front end in real time too.
+    if clock.speed > 0 { clock.pace() }
   }
 
   func record(_ event: I2CTransferEvent) {

@@ -156,26 +156,35 @@ public final class SimulatedADS122C04: SimulatedI2CDevice, SimulatedDataReadySou
       output.append(UInt8(truncatingIfNeeded: u >> 16))
       output.append(UInt8(truncatingIfNeeded: u >> 8))
       output.append(UInt8(truncatingIfNeeded: u))
-      switch c.integrity {
-      case .crc16:
-        let crc = CRC16.checksum(output)
-        output.append(UInt8(crc >> 8))
-        output.append(UInt8(crc & 0xFF))
-      case .inverted:
-        for k in output.indices { output.append(~output[k]) }
-      case .none:
-        break
-      }
+      appendIntegrity()
       outputIndex = 0
       c.dataReady = false
       config2 = c
     case 0x20...0x2F:
+      // Register data carry the integrity check too (ADS1x2C04 datasheet:
+      // "output data can be register contents or conversion results"); a
+      // host reading one byte simply does not clock the rest.
       output.removeAll(keepingCapacity: true)
       output.append(registers[Int((byte >> 2) & 3)])
+      appendIntegrity()
       outputIndex = 0
     case 0x40...0x4F:
       pendingWrite = (byte >> 2) & 3
     default:
+      break
+    }
+  }
+
+  /// The CRC-16 or the inverted copy of what is in `output`, per register 2.
+  func appendIntegrity() {
+    switch config2.integrity {
+    case .crc16:
+      let crc = CRC16.checksum(output)
+      output.append(UInt8(crc >> 8))
+      output.append(UInt8(crc & 0xFF))
+    case .inverted:
+      for k in output.indices { output.append(~output[k]) }
+    case .none:
       break
     }
   }

@@ -6,7 +6,10 @@
 /// Bring-up: RESET; WREG 0...3 with the configuration; RREG 0...2 to check
 /// it took (a chip answering at the address but not configured is not an
 /// ADS122C04); START/SYNC (continuous mode). A result: RDATA, Sr, then
-/// [DCNT] + 3 data bytes + [CRC-16 over DCNT and data], per register 2.
+/// [DCNT] + 3 data bytes + [CRC-16 over DCNT and data], per register 2
+/// (the family's datasheet: the counter is covered by the check, and
+/// register reads carry it too; this driver reads a register's value alone
+/// and checks the CRC on results).
 public struct ADS122C04: Sendable, Equatable {
   public let address: I2CAddress
   public static let addresses: ClosedRange<UInt8> = 0x40...0x4F
