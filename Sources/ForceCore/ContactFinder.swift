@@ -34,6 +34,7 @@ public struct ContactFinder: Sendable {
   var cells: InlineArray<16, Int16> = InlineArray(repeating: 0)
   var peakColumn: InlineArray<16, Int16> = InlineArray(repeating: 0)
   var peakRow: InlineArray<16, Int16> = InlineArray(repeating: 0)
+  var rowTerm: InlineArray<16, Int32> = InlineArray(repeating: 0)
 
   public init(geometry: PanelGeometry, configuration c: CoreConfiguration) {
     cellX = geometry.cellX
@@ -117,6 +118,20 @@ public struct ContactFinder: Sendable {
         let k = row * columns + col
         let f = image[k].rawValue
         if f < floor { continue }
+        if row > 0 && row + 1 < rows && col > 0 && col + 1 < columns {
+          // Interior: the eight neighbours unrolled; a neighbour before k
+          // in cell order wins a tie, one after it does not.
+          let c = columns
+          if image[k - 1].rawValue >= f || image[k + 1].rawValue > f
+            || image[k - c].rawValue >= f || image[k + c].rawValue > f
+            || image[k - c - 1].rawValue >= f || image[k - c + 1].rawValue >= f
+            || image[k + c - 1].rawValue > f || image[k + c + 1].rawValue > f
+          {
+            continue
+          }
+          insertPeak(Int16(k), &image)
+          continue
+        }
         var isPeak = true
         neighbours: for dy in -1...1 {
           let r = row + dy
@@ -139,24 +154,33 @@ public struct ContactFinder: Sendable {
     mergePeaks(&image)
     guard peakCount > 0 else { return }
     // 3. Every cell feeds its nearest peak (the stronger one on a tie).
-    for p in 0..<peakCount {
+    // Squared distance to peak p minus the cell's own |c|^2 + |r|^2 is
+    // linear in the cell: -2 c cp - 2 r rp + cp^2 + rp^2, so along a row
+    // each peak's term grows by a constant step.
+    let np = min(peakCount, 16)
+    for p in 0..<np {
       sums[p] = 0
       cells[p] = 0
-      peakColumn[p] = Int16(Int(peaks[p]) % columns)
-      peakRow[p] = Int16(Int(peaks[p]) / columns)
+      let pc = Int(peaks[p]) % columns
+      let pr = Int(peaks[p]) / columns
+      peakColumn[p] = Int16(pc)
+      peakRow[p] = Int16(pr)
     }
     for row in 0..<rows {
+      for p in 0..<np {
+        let pc = Int(peakColumn[p])
+        let pr = Int(peakRow[p])
+        rowTerm[p] = Int32(pc * pc + pr * pr - 2 * row * pr)
+      }
       for col in 0..<columns {
         let k = row * columns + col
         var best = 0
-        if peakCount > 1 {
-          var bestDistance = Int.max
-          for p in 0..<min(peakCount, 16) {
-            let dc = Int(peakColumn[p]) - col
-            let dr = Int(peakRow[p]) - row
-            let d = dc * dc + dr * dr
-            if d < bestDistance {
-              bestDistance = d
+        if np > 1 {
+          var bestTerm = rowTerm[0] - Int32(2 * col) * Int32(peakColumn[0])
+          for p in 1..<np {
+            let term = rowTerm[p] - Int32(2 * col) * Int32(peakColumn[p])
+            if term < bestTerm {
+              bestTerm = term
               best = p
             }
           }
