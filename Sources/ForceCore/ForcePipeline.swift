@@ -5,7 +5,8 @@ public struct CoreHealth: Sendable, Equatable {
   public var invalidFrames: UInt32 = 0
   /// Samples the spike filter replaced.
   public var spikes: UInt32 = 0
-  /// Samples at the ADC's rails (the cell or its amplifier is saturated).
+  /// Samples at the ADC's rails (an open or shorted bridge, a saturated
+  /// amplifier): held at the cell's baseline, never measured.
   public var saturatedSamples: UInt32 = 0
   /// Cells re-seeded after a sustained negative delta.
   public var reseeds: UInt32 = 0
@@ -181,8 +182,16 @@ public struct ForcePipeline: Sendable {
     for k in 0..<min(n, Capacity.cells) {
       var raw = frame.counts[k]
       if raw >= RawCounts.max || raw <= RawCounts.min {
-        raw = RawCounts.clamp(raw)
+        // A sample at the ADC's rail is not a measurement (an open or
+        // shorted bridge, a saturated amplifier): once seeded, the cell is
+        // held at its baseline, so it adds no force and no false touch.
         saturated &+= 1
+        raw =
+          seeding
+          ? RawCounts.clamp(raw)
+          : Int32(
+            truncatingIfNeeded: Saturating.roundingShift(
+              cells[k].baseline.level.rawValue &+ cells[k].conversion.zeroShift.rawValue, 16))
       }
       let (value, spike) = cells[k].filter.filter(raw, medianOfThree: spikeFilter)
       spikes &+= spike ? 1 : 0

@@ -60,10 +60,10 @@ public struct ForceCapability: Sendable, Equatable {
 /// Watches the raw frames for what makes force untrustworthy: a cell held
 /// at its ADC rail (an open or shorted bridge reads full scale) for a
 /// quarter of a second, or a run of invalid frames as long. A fault clears
-/// after half a second of good frames. A sample at the rail is never a
-/// measurement: once the baselines are seeded it is replaced by the cell's
-/// baseline (no force), so a failed cell cannot make a false touch and the
-/// other cells keep working. Allocation-free.
+/// after half a second of good frames. (The core itself never measures a
+/// sample at the rail: it holds the cell at its baseline, so a failed cell
+/// cannot make a false touch and the other cells keep working.)
+/// Allocation-free.
 public struct ForceHealthMonitor: Sendable {
   /// Frames at a rail (or invalid) before a fault is declared.
   public let faultFrames: Int
@@ -74,7 +74,7 @@ public struct ForceHealthMonitor: Sendable {
   var goodRun = 0
   /// The current verdict.
   public private(set) var fault = ForceCapability.available
-  /// Samples at a rail seen (and, once seeded, masked); they only grow.
+  /// Samples at a rail seen; they only grow.
   public private(set) var railSamples: UInt64 = 0
 
   public init(rate_hz: Int) {
@@ -82,9 +82,8 @@ public struct ForceHealthMonitor: Sendable {
     recoverFrames = max(2, rate_hz / 2)
   }
 
-  /// Looks at one frame before the core, masking rail samples with the
-  /// core's baselines.
-  public mutating func observe(_ frame: inout RawFrame, core: borrowing ForcePipeline) {
+  /// Looks at one frame (`inout` only so its counts are read in place).
+  public mutating func observe(_ frame: inout RawFrame) {
     var worst = ForceCapability.available
     if !frame.valid {
       invalidRun += 1
@@ -97,9 +96,6 @@ public struct ForceHealthMonitor: Sendable {
         let raw = frame.counts[k]
         if raw >= RawCounts.max || raw <= RawCounts.min {
           railSamples &+= 1
-          if core.isSeeded {
-            frame.counts[k] = Int32(truncatingIfNeeded: Saturating.roundingShift(core.baseline(of: k).rawValue, 16))
-          }
           let run = railRun[k]
           if run < limit { railRun[k] = run + 1 }
           if run + 1 >= limit && worst.isAvailable {

@@ -93,10 +93,10 @@ public struct Interaction: Sendable {
 
   // MARK: Frame path
 
-  /// Watches a raw frame for faults before `core` runs (rail samples are
-  /// masked with its baselines).
-  public mutating func observe(_ frame: inout RawFrame, core: borrowing ForcePipeline) {
-    health.observe(&frame, core: core)
+  /// Watches a raw frame for faults (`inout` only so its counts are read in
+  /// place; it is not modified).
+  public mutating func observe(_ frame: inout RawFrame) {
+    health.observe(&frame)
   }
 
   /// Sets each touch's stage, progress and item in `report` and appends the

@@ -34,7 +34,7 @@ public final class ScanLoop<Source: FrontEnd> {
   /// Reads and processes one frame. Returns false when the source ended.
   public func step() throws(FrontEndError) -> Bool {
     guard try source.next(into: &frame) else { return false }
-    interaction.observe(&frame, core: pipeline)
+    interaction.observe(&frame)
     pipeline.process(&frame)
     tracker.update(
       contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
