@@ -68,7 +68,7 @@ extension Baseline {
     guard drift else { return false }
     // Deltas are bounded by the 24-bit counts (Q16): no overflow.
     let shift = force.rawValue < 0 ? rules.downShift : rules.upShift
-    level.rawValue &+= delta.rawValue >> Int64(shift)
+    level.rawValue &+= delta.rawValue &>> Int64(shift)  // shift is 0...30
     return false
   }
 

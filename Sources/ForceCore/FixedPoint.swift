@@ -77,7 +77,7 @@ public enum Saturating {
   /// overflow. `shift` is 1...62.
   @inline(__always)
   public static func roundingShift(_ value: Int64, _ shift: Int) -> Int64 {
-    (value >> Int64(shift)) + ((value >> Int64(shift - 1)) & 1)
+    (value &>> Int64(shift)) &+ ((value &>> Int64(shift - 1)) & 1)
   }
 
   /// `(a << shift) / b`, truncated toward zero, on a 128-bit dividend,
