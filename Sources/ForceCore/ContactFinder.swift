@@ -39,6 +39,13 @@ public struct ContactFinder: Sendable {
   public init(geometry: PanelGeometry, configuration c: CoreConfiguration) {
     cellX = geometry.cellX
     cellY = geometry.cellY
+    // Positions within +-2^23 um (8.4 m) keep the centre-of-pressure sums
+    // exact; no panel comes near it.
+    let limit: Int32 = 1 << 23
+    for k in 0..<min(geometry.cellCount, Capacity.cells) {
+      cellX[k] = Length_um(rawValue: max(-limit, min(limit, cellX[k].rawValue)))
+      cellY[k] = Length_um(rawValue: max(-limit, min(limit, cellY[k].rawValue)))
+    }
     cellCount = geometry.cellCount
     width = Int64(geometry.width.rawValue)
     height = Int64(geometry.height.rawValue)
@@ -90,18 +97,23 @@ public struct ContactFinder: Sendable {
     var my: Int64 = 0
     var peak = 0
     var peakForce = Int32.min
+    // |force| < 2^31 and |position| < 2^23 um (clamped at setup): 256
+    // products sum to under 2^62, so the sums cannot overflow.
     for k in 0..<min(cellCount, Capacity.cells) {
       let f = image[k].rawValue
-      total += Int64(f)
-      mx = Saturating.add(mx, Int64(f) * Int64(cellX[k].rawValue))
-      my = Saturating.add(my, Int64(f) * Int64(cellY[k].rawValue))
+      total &+= Int64(f)
+      mx &+= Int64(f) &* Int64(cellX[k].rawValue)
+      my &+= Int64(f) &* Int64(cellY[k].rawValue)
       if f > peakForce {
         peakForce = f
         peak = k
       }
     }
     guard total >= Int64(release), total > 0 else { return }
-    let p = clamp(mx / total, my / total)
+    // One division: the total's reciprocal in Q62, then two products.
+    let reciprocal = (Int64(1) << 62) / total
+    let p = clamp(
+      Saturating.multiplyShift(mx, reciprocal, 62), Saturating.multiplyShift(my, reciprocal, 62))
     contacts.insert(
       Contact(
         x: p.x, y: p.y, force: Force_mN(rawValue: Saturating.int32(total)),
