@@ -9,18 +9,30 @@ if ! command -v swift >/dev/null 2>&1; then
   exit 1
 fi
 
-# apt_need PKG...: installs the packages that are not installed yet.
+# apt_need PKG...: installs the packages that are not installed yet. As
+# root, or through `sudo -n` (never a password prompt: without
+# passwordless sudo it fails at once, naming the packages). apt-get waits
+# up to 10 minutes for the dpkg lock, which unattended-upgrades holds for a
+# while after a fresh machine's first boot.
 apt_need() {
   local missing=()
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1 || ! sudo -n true 2>/dev/null; then
+      echo "missing Debian packages: ${missing[*]}; install them as root" \
+        "(apt-get install ${missing[*]}) or allow passwordless sudo" >&2
+      return 1
+    fi
+    sudo=(sudo -n)
+  fi
+  local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
   echo "installing ${missing[*]} (apt-get)" >&2
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  "${sudo[@]}" "${apt[@]}" update -qq >&2 &&
+    "${sudo[@]}" "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
 # The build needs libi2c (CI2C) and libgpiod (data-ready lines).

@@ -23,8 +23,15 @@
 # Kernel modules come from the kernel being booted (modprobe works).
 #
 # Installs when missing: qemu-system-x86 linux-image-amd64 busybox-static kmod
-# i2c-tools (apt), virtme-ng into .build-vm/venv (pip). KVM is not used: on
-# this host it fails (QEMU MSR assertion, then a hang), so it runs under TCG.
+# i2c-tools, python3-venv, and gcc with python3-dev (python-evdev has no wheel
+# for Debian 12's Python and compiles) (apt); virtme-ng and python-evdev into
+# .build-vm/venv (pip). KVM is not used: on this host it fails (QEMU MSR
+# assertion, then a hang), so it runs under TCG.
+#
+# The guest runs as root whoever runs this script (vng --user root): the
+# checks load modules and open /dev/uinput. The whole boot is limited to
+# PANEL_VM_TIMEOUT seconds (600) and each check inside it to
+# PANEL_VM_CHECK_TIMEOUT (240), so a hung boot or check fails in minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$PWD
@@ -52,7 +59,7 @@ done
 
 # --- what the VM needs ---------------------------------------------------
 t0=$(date +%s)
-apt_need qemu-system-x86 linux-image-amd64 busybox-static kmod i2c-tools
+apt_need qemu-system-x86 linux-image-amd64 busybox-static kmod i2c-tools python3-venv gcc python3-dev
 if [ ! -x "$VENV/bin/vng" ]; then
   echo "installing virtme-ng $VNG_VERSION into $VENV (pip)" >&2
   python3 -m venv "$VENV" >&2
@@ -63,14 +70,16 @@ if ! "$VENV/bin/python" -c "import evdev" >/dev/null 2>&1; then
   echo "installing python-evdev into $VENV (pip)" >&2
   "$VENV/bin/pip" install -q "evdev==2.0.0" >&2
 fi
-# The newest installed Debian kernel with its modules.
-KERNEL=""
-for k in $(ls -1v /boot/vmlinuz-* 2>/dev/null | sort -rV); do
-  v=${k#/boot/vmlinuz-}
-  if [ -d "/lib/modules/$v/kernel" ]; then KERNEL=$k; break; fi
-done
-if [ -z "$KERNEL" ]; then
-  echo "scripts/vm/run.sh: no /boot/vmlinuz-* with modules in /lib/modules (linux-image-amd64)" >&2
+# The kernel linux-image-amd64 stands for (its Depends names the image
+# package, linux-image-VERSION), not whatever sorts first in /boot: a
+# Debian cloud image also has linux-image-VERSION-cloud-amd64, whose
+# trimmed module set lacks i2c-stub and uinput.
+image=$(dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null | grep -o 'linux-image-[^ ,]*' | head -1 || true)
+version=${image#linux-image-}
+KERNEL=/boot/vmlinuz-$version
+if [ -z "$version" ] || [ ! -f "$KERNEL" ] || [ ! -d "/lib/modules/$version/kernel" ]; then
+  echo "scripts/vm/run.sh: linux-image-amd64 depends on '${image:-nothing}', but $KERNEL" \
+    "or /lib/modules/$version is missing (apt-get install --reinstall $image)" >&2
   exit 1
 fi
 echo "== vm: setup $(( $(date +%s) - t0 )) s, kernel $KERNEL" >&2
@@ -91,13 +100,21 @@ echo "== vm: boot (TCG), checks: ${selected[*]}" >&2
 t1=$(date +%s)
 set +e
 # Piped through cat: QEMU's separate stdout/stderr handles would overwrite
-# each other if both were redirected to one file.
-PATH="$VENV/bin:$PATH" "$VENV/bin/vng" --disable-kvm --run "$KERNEL" --memory 1G --cpus 2 \
-  --exec "bash $REPO/scripts/vm/guest.sh $REPO $BUILD_DIR ${selected[*]}" 2>&1 | cat >"$LOG"
+# each other if both were redirected to one file. timeout ends a hung boot
+# (SIGTERM, then SIGKILL 10 s later); it exits 124 then.
+VM_TIMEOUT=${PANEL_VM_TIMEOUT:-600}
+PATH="$VENV/bin:$PATH" timeout -k 10 "$VM_TIMEOUT" "$VENV/bin/vng" --disable-kvm --user root \
+  --run "$KERNEL" --memory 1G --cpus 2 \
+  --exec "PANEL_VM_CHECK_TIMEOUT=${PANEL_VM_CHECK_TIMEOUT:-240} bash $REPO/scripts/vm/guest.sh $REPO $BUILD_DIR ${selected[*]}" \
+  2>&1 | cat >"$LOG"
 rc=${PIPESTATUS[0]}
 set -e
 cat "$LOG"
 secs=$(( $(date +%s) - t1 ))
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+  echo "== vm: FAILED: no end after ${VM_TIMEOUT} s (PANEL_VM_TIMEOUT), the VM was stopped; log: $LOG" >&2
+  exit 1
+fi
 if ! grep -q '^== vm: guest done' "$LOG"; then
   echo "== vm: FAILED: the guest did not run to the end (vng exit $rc, ${secs} s); log: $LOG" >&2
   exit 1

@@ -78,6 +78,15 @@ echo "$out" | grep -q "^panelctl: error: no answer from $bus address 0x50 (24C02
 
 # The driver's register reads through LinuxI2CBus on the real kernel
 # (Tests/PanelFirmwareTests/Linux/I2CStubKernelTests.swift).
+# A filter that matches nothing passes too, so the count is checked.
+expected_tests=3
 echo "\$ swift-testing --filter I2CStubKernelTests (PANEL_I2C_STUB_BUS=$bus)"
-PANEL_I2C_STUB_BUS=$bus "$TESTS" --testing-library swift-testing --filter I2CStubKernelTests 2>&1 |
-  sed 's/\x1b\[[0-9;]*m//g; s/Test run with/in-VM test run with/' | grep -v '^↳'
+set +e
+out=$(PANEL_I2C_STUB_BUS=$bus "$TESTS" --testing-library swift-testing --filter I2CStubKernelTests 2>&1)
+rc=$?
+set -e
+out=$(echo "$out" | sed 's/\x1b\[[0-9;]*m//g; s/Test run with/in-VM test run with/' | grep -v '^↳' || true)
+echo "$out"
+[ "$rc" = 0 ] || fail "I2CStubKernelTests failed (exit $rc)"
+echo "$out" | grep -q "in-VM test run with $expected_tests tests .*passed" ||
+  fail "expected $expected_tests I2CStubKernelTests to run and pass"
