@@ -138,6 +138,50 @@ import Testing
     #expect(twin.frame.valid)
   }
 
+  /// A data-ready line that fires whether or not there is a frame (a
+  /// spurious edge every time): the frame read again has the last
+  /// sequence number, so it is not delivered as new; STATUS.READY is
+  /// polled for the real one.
+  @Test func aRepeatedFrameIsNotANewFrame() throws {
+    struct AlwaysReady: DataReady {
+      mutating func wait(timeout_us: Int64) throws(DataReadyError) -> Bool { true }
+    }
+    let board = try Repo.board("sim-grid-frame")
+    let (c, hw) = try Twins.hardware(board)
+    var fe = FrameFrontEnd(configuration: c, bus: hw.bus, clock: hw.clock, lines: [AlwaysReady()], options: RunOptions(speed: 0))
+    try fe.start()
+    var frame = RawFrame(cellCount: board.cellCount)
+    _ = try fe.next(into: &frame)
+    var sequences: [UInt16] = []
+    for _ in 0..<20 {
+      _ = try fe.next(into: &frame)
+      #expect(frame.valid)
+      sequences.append(try #require(fe.lastSequence))
+    }
+    // Each delivered frame is the next one the controller made.
+    #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
+    #expect(fe.health.staleResults > 0)
+    #expect(fe.health.missedFrames == 0)
+  }
+
+  /// A DRDY line that gives no edge: after the timeout STATUS.READY says
+  /// a frame is there, and it is read (`lateReady`), not counted stuck.
+  @Test func aFrameTheLineMissedIsFoundByStatusReady() throws {
+    let board = try Repo.board("sim-grid-frame")
+    let (c, hw) = try Twins.hardware(board)
+    var fe = FrameFrontEnd(
+      configuration: c, bus: hw.bus, clock: hw.clock, lines: [SilentLine(clock: hw.clock)], options: RunOptions(speed: 0))
+    try fe.start()
+    var frame = RawFrame(cellCount: board.cellCount)
+    for _ in 0..<5 {
+      _ = try fe.next(into: &frame)
+      #expect(frame.valid)
+    }
+    #expect(fe.health.lateReady == 5)
+    #expect(fe.condition.isReady)
+    #expect(fe.takeNotice() == nil)
+  }
+
   @Test func aControllerWithOtherCellsIsRefused() throws {
     let board = try Twins.board(cells: 2, frontEnd: "kind = \"frame\"\nbus = \"sim\"")
     var twin = try Twins.frame(board)

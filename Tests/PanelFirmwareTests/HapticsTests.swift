@@ -257,7 +257,16 @@ import Testing
     try write([0x00, 0x00])
     #expect(chip.registers[0] == 0xE0)
     try write([0x01, 0x80])
-    #expect(chip.registers == DRV2605L.resetValues)
+    #expect(chip.registers == SimulatedDRV2605L.powerOnValues)
+  }
+
+  /// The driver's reset table and the simulation's power-on values are
+  /// written out separately; they must agree register by register.
+  @Test func theDriversResetTableAgreesWithTheSimulatedChip() {
+    for (r, (driver, chip)) in zip(DRV2605L.resetValues, SimulatedDRV2605L.powerOnValues).enumerated() {
+      #expect(driver == chip, "register \(r): driver \(driver), simulated chip \(chip)")
+    }
+    #expect(DRV2605L.resetValues.count == SimulatedDRV2605L.powerOnValues.count)
   }
 
   @Test func theBoardTableIsChecked() throws {

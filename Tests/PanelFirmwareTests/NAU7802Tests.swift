@@ -159,8 +159,8 @@ import Testing
       .write(a, [0x00, 0x01]),  // PU_CTRL: RR
       .write(a, [0x00, 0x02]),  // PU_CTRL: PUD
       .writeRead(a, [0x00], [0x0A]),  // PUR set (210 µs later)
-      .write(a, [0x00, 0x86]),  // PUD, PUA, AVDDS
       .write(a, [0x01, 0x27, 0x70]),  // CTRL1 gain 128, LDO 3.3 V; CTRL2 320 SPS
+      .write(a, [0x00, 0x86]),  // PUD, PUA, AVDDS: the LDO starts at 3.3 V
       .write(a, [0x15, 0x30]),  // clock chopper off
       .write(a, [0x1B, 0x00]),  // PGA: LDOMODE low-ESR
       .write(a, [0x1C, 0x80]),  // PGA output capacitor
@@ -171,6 +171,8 @@ import Testing
       .writeRead(a, [0x02], [0x70]),  // done, no CAL_ERR
     ]
     #expect(Array(twin.bus.trace.prefix(powerUp.count)) == powerUp)
+    // VLDO was written before AVDDS switched the LDO on (it resets to 4.5 V).
+    #expect(twin.hardware.nau7802s[0].ldoSwitchedOn_mV == 3300)
     // Then six conversions are polled for (CR) and dropped.
     let rest = Array(twin.bus.trace.dropFirst(powerUp.count))
     let drops = rest.filter { if case .writeRead(_, [0x12], _) = $0 { true } else { false } }
@@ -228,6 +230,33 @@ import Testing
       #expect(part.dropLast().last == .writeRead(0x2A, [0x00], [0xBE]))
       #expect(part.dropLast(2).allSatisfy { $0 == .writeRead(0x2A, [0x00], [0x9E]) })
     }
+  }
+
+  /// The internal calibration measures the offset with the inputs
+  /// shorted; started before the LDO and analog front end have settled it
+  /// measures the settling too, and every result is off by it. The driver
+  /// waits `settle_ms` (400 ms, past the chip's 250 ms): OCAL is the
+  /// chip's own offset. Without the wait the simulated chip's OCAL is
+  /// hundreds of thousands of counts off.
+  @Test func theCalibrationWaitsForTheAnalogFrontEndToSettle() throws {
+    func ocalAfterBringUp(_ extra: String) throws -> (ocal: Int32, offset: Double) {
+      let board = try Twins.board(cells: 1, frontEnd: """
+        kind = "nau7802"
+        bus = "sim"
+        \(extra)
+        [frontend.sim]
+        analog_settle_ms = 250.0
+        """)
+      var twin = try Twins.nau7802(board)
+      try twin.frontEnd.start()
+      let chip = twin.hardware.nau7802s[0]
+      return (chip.load24(at: 0x03), chip.parameters.inputOffset_counts)
+    }
+    let waited = try ocalAfterBringUp("")
+    #expect(waited.offset != 0)
+    #expect(Double(waited.ocal) == waited.offset)
+    let hurried = try ocalAfterBringUp("settle_ms = 0")
+    #expect(abs(Double(hurried.ocal) - hurried.offset) > 300_000)
   }
 
   @Test func calibrationErrorIsABringUpErrorNamingTheChip() throws {

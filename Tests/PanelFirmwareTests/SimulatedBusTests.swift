@@ -186,9 +186,13 @@ final class RegisterFileDevice: SimulatedI2CDevice {
   }
 
   @Test func aDataReadyLineMovesTheClockToTheEdge() throws {
+    /// A pin that asserts at `at` and stays asserted until `release`.
     final class Pin: SimulatedDataReadySource {
       var at: Int64? = 3_000_000
+      var edges = 0
+      var released: Int64 = -1
       func isDataReady(at ns: Int64) -> Bool { at.map { ns >= $0 } ?? false }
+      func dataReadyEdges(at ns: Int64) -> Int { (at.map { ns >= $0 } ?? false) ? edges + 1 : edges }
       func nextDataReady(after ns: Int64) -> Int64? { at.flatMap { $0 > ns ? $0 : nil } }
     }
     let clock = SimulatedClock()
@@ -196,11 +200,18 @@ final class RegisterFileDevice: SimulatedI2CDevice {
     var line = SimulatedDataReadyLine(source: pin, clock: clock)
     #expect(try line.wait(timeout_us: 1_000) == false)
     #expect(clock.now_ns == 1_000_000)
+    #expect(try line.isAsserted() == false)
     #expect(try line.wait(timeout_us: 5_000) == true)
     #expect(clock.now_ns == 3_000_000)
-    #expect(try line.wait(timeout_us: 5_000) == true)  // level: still asserted
-    pin.at = nil
+    // Edge-triggered: a pin that stays asserted gives no second edge.
+    #expect(try line.isAsserted() == true)
     #expect(try line.wait(timeout_us: 2_000) == false)
     #expect(clock.now_ns == 5_000_000)
+    // Released, and asserted again while nobody waited: the edge is queued.
+    pin.edges = 1
+    pin.at = 6_000_000
+    clock.advance(to: 7_000_000)
+    #expect(try line.wait(timeout_us: 0) == true)
+    #expect(clock.now_ns == 7_000_000)
   }
 }

@@ -36,7 +36,7 @@ import Testing
       "PU_CTRL 0xbe (PUD PUA PUR CS CR AVDDS); CTRL1 0x27 (gain 128, LDO 3.3 V); CTRL2 0x70 (320 SPS, channel 1, CALS 0, CAL_ERR 0)",
       "REV_ID 0x0f",
       "eeprom       sim address 0x50 (24C32): 4096 bytes, 32-byte pages",
-      "health       frames 32, invalid 0, missed 0, retries 0, bus errors 0, re-inits 0",
+      "health       frames 32, invalid 0, missed 0, stale 0, late ready 0, retries 0, bus errors 0, re-inits 0",
     ] {
       #expect(r.stdout.contains(part), "missing \"\(part)\" in:\n\(r.stdout)")
     }

@@ -23,10 +23,13 @@ public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
   case bus(I2CAddress, errno: Int32)
   /// The adapter cannot do this transfer shape (EOPNOTSUPP).
   case unsupported(I2CAddress)
+  /// A kernel driver owns the address (i2c-dev's I2C_SLAVE fails with
+  /// EBUSY), so user space may not address it through SMBus calls.
+  case claimed(I2CAddress)
 
   public var address: I2CAddress {
     switch self {
-    case .nack(let a), .timeout(let a), .bus(let a, _), .unsupported(let a): return a
+    case .nack(let a), .timeout(let a), .bus(let a, _), .unsupported(let a), .claimed(let a): return a
     }
   }
 
@@ -36,6 +39,8 @@ public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
     case .timeout(let a): return "transfer to \(a) timed out"
     case .bus(let a, let e): return "bus error talking to \(a) (errno \(e))"
     case .unsupported(let a): return "the adapter cannot do this transfer to \(a)"
+    case .claimed(let a):
+      return "address \(a) is claimed by a kernel driver (ioctl I2C_SLAVE: EBUSY); unbind the driver to use it here"
     }
   }
 }

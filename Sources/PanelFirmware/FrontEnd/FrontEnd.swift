@@ -25,6 +25,13 @@ public struct FrontEndHealth: Sendable, Equatable {
   public var invalidFrames: UInt64 = 0
   /// Frames the source produced that were never read (overrun).
   public var missedFrames: UInt64 = 0
+  /// Results not taken because they were not new: a frame read again
+  /// (the same sequence number), an early data-ready edge whose chip had
+  /// no new conversion.
+  public var staleResults: UInt64 = 0
+  /// Conversions found ready by the chip's own status after its
+  /// data-ready line gave no edge in time.
+  public var lateReady: UInt64 = 0
   public var retries: UInt64 = 0
   public var busErrors: UInt64 = 0
   /// Chips found reset and initialised again.

@@ -2,10 +2,11 @@
 /// board's field and the device ("boards/b.toml:40: [frontend] bus: I2C bus
 /// /dev/i2c-1 does not exist (...)").
 extension LinuxI2CBus {
-  /// Opens the i2c-dev node of a driver board (`[frontend] bus`).
+  /// Opens the i2c-dev node of a driver board (`[frontend] bus`), with
+  /// the adapter's transfer timeout set from `timeout_ms`.
   public static func open(board: Board, config: DriverConfiguration) throws(FileError) -> LinuxI2CBus {
     do throws(I2CBusOpenError) {
-      return try LinuxI2CBus(path: config.bus)
+      return try LinuxI2CBus(path: config.bus, timeout_ms: config.timeout_ms)
     } catch {
       throw fieldError(board, "bus", error.description)
     }

@@ -39,7 +39,10 @@ public enum GPIOBias: Int32, Sendable {
 /// line has had an edge since the previous frame, and false when the
 /// timeout passes first. Edges that arrive while a frame is being read are
 /// queued by the kernel, so none is lost; several queued edges on one line
-/// mean conversions were missed and are counted in `missedEdges`.
+/// mean conversions were missed and are counted in `missedEdges` (at most
+/// `drainLimit` are read per wait, so an edge storm cannot hold the loop).
+/// `isAsserted` reads the lines' levels: a line that stays asserted gives
+/// no edge, and the front end then asks the chip itself.
 ///
 /// The descriptors are waited on with ppoll; EINTR is retried with the
 /// time that remains. Nothing is allocated per wait.
@@ -50,6 +53,8 @@ public final class GPIODataReady: DataReady {
   public private(set) var edges: UInt64 = 0
   /// Edges beyond one per line per frame: conversions nobody read.
   public private(set) var missedEdges: UInt64 = 0
+  /// Queued edges read at most per line and wait; more stay queued.
+  public static let drainLimit = 32
 
   private var handles: [OpaquePointer] = []
   private var descriptors: [pollfd] = []
@@ -140,9 +145,11 @@ public final class GPIODataReady: DataReady {
     edges += 1
   }
 
-  /// Reads the edges still queued on line `i`: conversions that were missed.
+  /// Reads the edges still queued on line `i` (conversions that were
+  /// missed), at most `drainLimit`: a line that toggles faster than it is
+  /// read (a storm of glitches) cannot keep the loop here.
   private func drain(_ i: Int) throws(DataReadyError) {
-    while true {
+    for _ in 0..<Self.drainLimit {
       let fd = descriptors[i].fd
       var one = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       guard case .success(let n) = valueOrErrno({ system_ppoll(&one, 1, 0) }), n > 0, one.revents != 0 else {
@@ -151,6 +158,25 @@ public final class GPIODataReady: DataReady {
       try readEvent(i)
       missedEdges += 1
     }
+  }
+
+  /// Whether any line is at its active level now (high for rising edges,
+  /// low for falling; nil for `.both`, which has none): one
+  /// gpiod_line_get_value / gpiod_line_request_get_value per line.
+  public func isAsserted() throws(DataReadyError) -> Bool? {
+    let active: CInt
+    switch edge {
+    case .rising: active = 1
+    case .falling: active = 0
+    case .both: return nil
+    }
+    for handle in handles {
+      switch valueOrErrno({ system_gpio_get_value(handle) }) {
+      case .success(let level): if level == active { return true }
+      case .failure(let e): throw .io(errno: e.rawValue)
+      }
+    }
+    return false
   }
 
   static func explain(_ line: GPIOLine, _ e: Errno) -> String {

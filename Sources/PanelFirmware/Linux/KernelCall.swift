@@ -7,6 +7,8 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
   case i2cFuncs(fd: Int32)
   /// ioctl(fd, I2C_SLAVE, address)
   case i2cSlave(fd: Int32, address: UInt16)
+  /// ioctl(fd, I2C_TIMEOUT, tens of milliseconds)
+  case i2cTimeout(fd: Int32, tensOfMilliseconds: UInt)
   /// ioctl(fd, I2C_RDWR, &{messages, count}): one combined transfer.
   case i2cRdwr(fd: Int32, messages: [I2CMessageTrace])
   /// A libi2c SMBus call (ioctl(fd, I2C_SMBUS, ...)).
@@ -17,6 +19,8 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
   case gpioRequest(chip: String, offset: UInt32, edge: Int32, bias: Int32)
   /// Read one edge event from a requested line, named by its event fd.
   case gpioReadEvent(fd: Int32)
+  /// Read a requested line's level, named by its event fd.
+  case gpioGetValue(fd: Int32)
   case gpioRelease(fd: Int32)
 
   public var description: String {
@@ -25,11 +29,13 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
     case .close(let fd): return "close(\(fd))"
     case .i2cFuncs(let fd): return "ioctl(\(fd), I2C_FUNCS)"
     case .i2cSlave(let fd, let a): return "ioctl(\(fd), I2C_SLAVE, 0x\(String(a, radix: 16)))"
+    case .i2cTimeout(let fd, let t): return "ioctl(\(fd), I2C_TIMEOUT, \(t))"
     case .i2cRdwr(let fd, let m): return "ioctl(\(fd), I2C_RDWR, \(m))"
     case .smbus(let fd, let s): return "smbus(\(fd), \(s))"
     case .ppoll(let fds, let t): return "ppoll(\(fds), \(t) ns)"
     case .gpioRequest(let c, let o, let e, let b): return "gpio_request(\(c), \(o), edge \(e), bias \(b))"
     case .gpioReadEvent(let fd): return "gpio_read_event(\(fd))"
+    case .gpioGetValue(let fd): return "gpio_get_value(\(fd))"
     case .gpioRelease(let fd): return "gpio_release(\(fd))"
     }
   }

@@ -9,10 +9,12 @@ public enum I2CBusOpenError: Error, Equatable, Sendable, CustomStringConvertible
   case open(path: String, Errno)
   /// ioctl(I2C_FUNCS) failed: the file is not an i2c-dev adapter.
   case notAnAdapter(path: String, Errno)
+  /// ioctl(I2C_TIMEOUT) failed.
+  case timeout(path: String, Errno)
 
   public var path: String {
     switch self {
-    case .open(let p, _), .notAnAdapter(let p, _): return p
+    case .open(let p, _), .notAnAdapter(let p, _), .timeout(let p, _): return p
     }
   }
 
@@ -26,6 +28,8 @@ public enum I2CBusOpenError: Error, Equatable, Sendable, CustomStringConvertible
       return "I2C bus \(p): cannot open: \(e)"
     case .notAnAdapter(let p, let e):
       return "\(p) is not an I2C adapter (ioctl I2C_FUNCS: \(e))"
+    case .timeout(let p, let e):
+      return "I2C bus \(p): cannot set the adapter timeout (ioctl I2C_TIMEOUT: \(e))"
     }
   }
 }
@@ -58,8 +62,14 @@ public final class LinuxI2CBus: I2CBus {
   /// i2c-dev refuses messages longer than this (I2C_RDWR).
   public static let maxMessageLength = 8192
 
-  /// Opens `path` read-write and reads its functionality (ioctl I2C_FUNCS).
-  public init(path: String) throws(I2CBusOpenError) {
+  /// Opens `path` read-write and reads its functionality (ioctl
+  /// I2C_FUNCS). With `timeout_ms`, sets the adapter's transfer timeout
+  /// (ioctl I2C_TIMEOUT, in units of 10 ms, rounded up): a transfer that
+  /// cannot finish (SDA held low, a slave stretching the clock forever)
+  /// then fails with ETIMEDOUT within it instead of the adapter's default
+  /// (one second on most). The timeout is the adapter's, so it applies to
+  /// every user of the bus until changed.
+  public init(path: String, timeout_ms: Int? = nil) throws(I2CBusOpenError) {
     self.path = path
     mocked = kernelIsMocked
     let fd: CInt
@@ -71,6 +81,13 @@ public final class LinuxI2CBus: I2CBus {
     if case .failure(let e) = valueOrErrno({ system_i2c_funcs(fd, &mask) }) {
       _ = system_close(fd)
       throw .notAnAdapter(path: path, e)
+    }
+    if let ms = timeout_ms {
+      let tens = UInt(max(1, (ms + 9) / 10))
+      if case .failure(let e) = valueOrErrno({ system_i2c_timeout(fd, tens) }) {
+        _ = system_close(fd)
+        throw .timeout(path: path, e)
+      }
     }
     self.fd = fd
     functionality = I2CFunctionality(rawValue: mask)
@@ -149,7 +166,7 @@ public final class LinuxI2CBus: I2CBus {
       try select(address)
       return false
     } catch {
-      return error == .bus(address, errno: Errno.resourceBusy.rawValue)
+      return error == .claimed(address)
     }
   }
 
@@ -208,13 +225,17 @@ public final class LinuxI2CBus: I2CBus {
     _ = try check(result, address)
   }
 
-  /// ioctl(I2C_SLAVE) when the SMBus target changes.
+  /// ioctl(I2C_SLAVE) when the SMBus target changes. EBUSY: a kernel
+  /// driver owns the address (`.claimed`).
   private func select(_ address: I2CAddress) throws(I2CError) {
     let a = UInt16(address.rawValue)
     if selected == a { return }
     let fd = self.fd
-    _ = try check(valueOrErrno { system_i2c_slave(fd, a) }, address)
-    selected = a
+    switch valueOrErrno({ system_i2c_slave(fd, a) }) {
+    case .success: selected = a
+    case .failure(.resourceBusy): throw .claimed(address)
+    case .failure(let e): throw I2CError(e, address: address)
+    }
   }
 
   private func check(_ result: Result<CInt, Errno>, _ address: I2CAddress) throws(I2CError) -> CInt {

@@ -67,6 +67,13 @@ func system_i2c_slave(_ fd: CInt, _ address: UInt16) -> CInt {
   return ci2c_set_address(fd, address)
 }
 
+func system_i2c_timeout(_ fd: CInt, _ tensOfMilliseconds: UInt) -> CInt {
+  #if ENABLE_MOCKING
+    if let r = mocked(.i2cTimeout(fd: fd, tensOfMilliseconds: tensOfMilliseconds)) { return cResult(r) }
+  #endif
+  return ci2c_set_timeout(fd, tensOfMilliseconds)
+}
+
 func system_i2c_rdwr(_ fd: CInt, _ messages: UnsafeMutablePointer<i2c_msg>, _ count: Int) -> CInt {
   #if ENABLE_MOCKING
     if MockKernel.current != nil {
@@ -233,6 +240,14 @@ func system_gpio_read_event(_ line: OpaquePointer, _ type: inout CInt, _ timesta
     }
   #endif
   return cgpiod_read_event(line, &type, &timestamp_ns)
+}
+
+/// The line's level: 1 high, 0 low, -1 with errno.
+func system_gpio_get_value(_ line: OpaquePointer) -> CInt {
+  #if ENABLE_MOCKING
+    if MockKernel.current != nil, let r = mocked(.gpioGetValue(fd: system_gpio_event_fd(line))) { return cResult(r) }
+  #endif
+  return cgpiod_get_value(line)
 }
 
 func system_gpio_release(_ line: OpaquePointer) {

@@ -132,6 +132,13 @@ public final class PanelSignals {
     return physics.signal[cell]
   }
 
+  /// Whether the scenario has cell `cell`'s bridge open at `ns` (a
+  /// `[[fault]]`): a simulated ADC on it reads its rail.
+  public func isOpen(cell: Int, at ns: Int64) -> Bool {
+    let t = Double(max(ns - origin_ns, 0)) / 1e9
+    return physics.scenario.faults.contains { $0.cell == cell && $0.active(at: t) }
+  }
+
   /// The panel temperature at `ns`.
   public func temperature(at ns: Int64) -> Temperature_C {
     update(ns)

@@ -137,7 +137,11 @@ extension PanelCtl {
       let n = report.chips.count
       print("\nboard \(b.name): \(n) chip\(n == 1 ? "" : "s")")
       for (chip, status) in report.chips {
-        print((status.isOK ? "  ok       " : "  FAILED   ") + (status.isOK ? chip.location.description : BoardScanner.message(chip, status)))
+        if case .found(let id?) = status, id.note != nil {
+          print("  ok       \(chip.location): \(id.summary)")
+        } else {
+          print((status.isOK ? "  ok       " : "  FAILED   ") + (status.isOK ? chip.location.description : BoardScanner.message(chip, status)))
+        }
       }
       let problems = report.problems
       if let first = problems.first {

@@ -15,10 +15,13 @@
     final class FakeGPIO: @unchecked Sendable {
       let kernel = MockKernel()
       var polls: [[Int16]] = []
+      /// What gpio_get_value answers.
+      var level: Int32 = 0
       init() {
         kernel.respond = { [unowned self] call in
           switch call {
           case .gpioRequest(_, let offset, _, _): return .value(offset == 17 ? 40 : 41)
+          case .gpioGetValue: return .value(self.level)
           case .ppoll(let fds, _):
             let next = self.polls.isEmpty ? [] : self.polls.removeFirst()
             return .ready(fds.indices.map { $0 < next.count ? next[$0] : 0 })
@@ -135,6 +138,58 @@
       #expect(counts == (4, 2))
     }
 
+    @Test func anEdgeStormIsDrainedAtMostDrainLimitPerWait() throws {
+      let gpio = FakeGPIO()
+      // Line 17 fires, and ppoll keeps reporting another edge queued.
+      gpio.polls = Array(repeating: [1], count: 1000)
+      let counts = try gpio.kernel.run { () throws in
+        let line = try GPIODataReady(lines: [Self.lines[0]], edge: .rising)
+        defer { line.release() }
+        return (try line.wait(timeout_us: 5_000), line.edges, line.missedEdges)
+      }
+      #expect(counts == (true, UInt64(1 + GPIODataReady.drainLimit), UInt64(GPIODataReady.drainLimit)))
+      #expect(gpio.polls.count == 1000 - 1 - GPIODataReady.drainLimit, "the wait stopped reading the storm")
+    }
+
+    @Test func theLevelIsReadAgainstTheEdgesActiveLevel() throws {
+      let gpio = FakeGPIO()
+      let levels = try gpio.kernel.run { () throws in
+        let rising = try GPIODataReady(lines: [Self.lines[0]], edge: .rising)
+        let falling = try GPIODataReady(lines: [Self.lines[1]], edge: .falling)
+        let both = try GPIODataReady(lines: [Self.lines[1]], edge: .both)
+        defer {
+          rising.release()
+          falling.release()
+          both.release()
+        }
+        gpio.kernel.clearTrace()
+        gpio.level = 1
+        let high = (try rising.isAsserted(), try falling.isAsserted(), try both.isAsserted())
+        gpio.level = 0
+        let low = (try rising.isAsserted(), try falling.isAsserted())
+        return (high, low)
+      }
+      #expect(levels.0 == (true, false, nil))
+      #expect(levels.1 == (false, true))
+      // One gpio_get_value per line asked, on its event fd; none for `.both`.
+      #expect(
+        Array(gpio.kernel.trace.prefix(4)) == [
+          .gpioGetValue(fd: 40), .gpioGetValue(fd: 41), .gpioGetValue(fd: 40), .gpioGetValue(fd: 41),
+        ])
+      #expect(gpio.kernel.trace.dropFirst(4).allSatisfy { if case .gpioRelease = $0 { true } else { false } })
+
+      gpio.kernel.fail(.ioError) { if case .gpioGetValue = $0 { return true } else { return false } }
+      let error = try gpio.kernel.run { () throws -> DataReadyError? in
+        let line = try GPIODataReady(lines: [Self.lines[0]], edge: .rising)
+        defer { line.release() }
+        do throws(DataReadyError) {
+          _ = try line.isAsserted()
+          return nil
+        } catch { return error }
+      }
+      #expect(error == .io(errno: EIO))
+    }
+
     @Test func aFailedEventReadIsAnIOError() throws {
       let gpio = FakeGPIO()
       gpio.polls = [[1, 0]]
@@ -163,77 +218,6 @@
       } catch {
         #expect(error == .unavailable("GPIO chip gpiochip250 does not exist (gpiochip250 line 0)"))
       }
-    }
-  }
-
-  /// A clock that only moves when slept on.
-  struct VirtualTimer: MonotonicClock {
-    var now: Int64 = 1_000_000
-    var sleeps: [Int64] = []
-    mutating func now_us() -> Int64 { now }
-    mutating func sleep(us: Int64) {
-      sleeps.append(us)
-      now += us
-    }
-  }
-
-  /// A ready bit that sets after `after` reads, counting them.
-  struct CountingBit: ReadyBit {
-    var after: Int
-    var reads = 0
-    var error: I2CError?
-    mutating func isReady() throws(I2CError) -> Bool {
-      reads += 1
-      if let error { throw error }
-      return reads > after
-    }
-  }
-
-  @Suite struct PolledDataReadyTests {
-    @Test func aBitAlreadySetReturnsWithoutSleeping() throws {
-      var ready = PolledDataReady(bit: CountingBit(after: 0), interval_us: 500, clock: VirtualTimer())
-      #expect(try ready.wait(timeout_us: 10_000))
-      #expect(ready.bit.reads == 1)
-      #expect(ready.clock.sleeps.isEmpty)
-    }
-
-    @Test func pollsEveryIntervalUntilTheBitSets() throws {
-      var ready = PolledDataReady(bit: CountingBit(after: 3), interval_us: 500, clock: VirtualTimer())
-      #expect(try ready.wait(timeout_us: 10_000))
-      #expect(ready.bit.reads == 4)
-      #expect(ready.clock.sleeps == [500, 500, 500])
-    }
-
-    @Test func givesUpAtTheTimeoutWithAShortLastSleep() throws {
-      var ready = PolledDataReady(bit: CountingBit(after: 1000), interval_us: 400, clock: VirtualTimer())
-      #expect(try ready.wait(timeout_us: 1_000) == false)
-      #expect(ready.clock.sleeps == [400, 400, 200])
-      #expect(ready.bit.reads == 4, "one last read at the deadline")
-    }
-
-    @Test func aBusErrorWhilePollingIsThrown() {
-      var bit = CountingBit(after: 0)
-      bit.error = .nack(I2CAddress(0x2a))
-      var ready = PolledDataReady(bit: bit, interval_us: 400, clock: VirtualTimer())
-      #expect(throws: DataReadyError.bus(.nack(I2CAddress(0x2a)))) { try ready.wait(timeout_us: 1_000) }
-    }
-
-    @Test func aClosureReaderWorksAsTheBit() throws {
-      final class Chip: @unchecked Sendable {
-        var status: UInt8 = 0
-      }
-      let chip = Chip()
-      var ready = PolledDataReady(
-        bit: ReadyBitReader { chip.status & 0x20 != 0 }, interval_us: 100, clock: VirtualTimer())
-      #expect(try ready.wait(timeout_us: 300) == false)
-      chip.status = 0x20  // PU_CTRL.CR
-      #expect(try ready.wait(timeout_us: 300))
-    }
-
-    @Test func theDefaultIntervalIsAQuarterPeriod() {
-      #expect(PolledDataReady<CountingBit, SystemClock>.interval(rate_hz: 320) == 781)
-      #expect(PolledDataReady<CountingBit, SystemClock>.interval(rate_hz: 2000) == 125)
-      #expect(PolledDataReady<CountingBit, SystemClock>.interval(rate_hz: 10_000) == 100)
     }
   }
 #endif

@@ -274,6 +274,58 @@
       #expect(adapter.trace.filter { $0 == .smbus(fd: 3, .readByteData(command: 0x1f)) }.count == 2)
     }
 
+    @Test func anSMBusTransferToAClaimedAddressSaysSo() throws {
+      let adapter = FakeAdapter(functionality: FakeAdapter.stub)
+      adapter.kernel.fail(.resourceBusy) { $0 == .i2cSlave(fd: 3, address: 0x50) }
+      let result = try adapter.with { bus in capture { try bus.registerRead([0x00], count: 1, at: 0x50) } }
+      #expect(result == .failure(.claimed(I2CAddress(0x50))))
+      if case .failure(let e) = result {
+        #expect(e.description == "address 0x50 is claimed by a kernel driver (ioctl I2C_SLAVE: EBUSY); unbind the driver to use it here")
+      }
+      // Other I2C_SLAVE failures stay bus errors with their errno.
+      let other = FakeAdapter(functionality: FakeAdapter.stub)
+      other.kernel.fail(.ioError) { $0 == .i2cSlave(fd: 3, address: 0x50) }
+      let io = try other.with { bus in capture { try bus.registerRead([0x00], count: 1, at: 0x50) } }
+      #expect(io == .failure(.bus(I2CAddress(0x50), errno: EIO)))
+    }
+
+    @Test func theAdapterTimeoutIsSetAtOpenInTensOfMilliseconds() throws {
+      let kernel = MockKernel { call in
+        switch call {
+        case .open: return .value(3)
+        case .i2cFuncs: return .functionality(FakeAdapter.bcm2835)
+        default: return .ok
+        }
+      }
+      try kernel.run { () throws in
+        for ms in [50, 1, 125] { try LinuxI2CBus(path: "/dev/i2c-1", timeout_ms: ms).close() }
+        try LinuxI2CBus(path: "/dev/i2c-1").close()
+      }
+      #expect(
+        kernel.trace.compactMap { if case .i2cTimeout(let fd, let t) = $0 { return "\(fd):\(t)" } else { return nil } }
+          == ["3:5", "3:1", "3:13"])
+      #expect(Array(kernel.trace.prefix(4)) == [.open(path: "/dev/i2c-1", flags: O_RDWR | O_CLOEXEC), .i2cFuncs(fd: 3), .i2cTimeout(fd: 3, tensOfMilliseconds: 5), .close(fd: 3)])
+
+      // A board's bus gets the board's timeout_ms.
+      let board = try Repo.board("rpi4-nau7802x4")
+      let config = try FrontEndFactory.driverConfiguration(board)
+      kernel.clearTrace()
+      try kernel.run { () throws in try LinuxI2CBus.open(board: board, config: config).close() }
+      #expect(kernel.trace.contains(.i2cTimeout(fd: 3, tensOfMilliseconds: UInt((config.timeout_ms + 9) / 10))))
+
+      // Refused: the descriptor is closed and the device named.
+      kernel.fail(.invalidArgument) { if case .i2cTimeout = $0 { return true } else { return false } }
+      kernel.clearTrace()
+      let error = kernel.run { () -> I2CBusOpenError? in
+        do throws(I2CBusOpenError) {
+          _ = try LinuxI2CBus(path: "/dev/i2c-1", timeout_ms: 50)
+          return nil
+        } catch { return error }
+      }
+      #expect(error == .timeout(path: "/dev/i2c-1", .invalidArgument))
+      #expect(kernel.trace.last == .close(fd: 3))
+    }
+
     @Test func anAddressClaimedByAKernelDriverIsReported() throws {
       let adapter = FakeAdapter(functionality: FakeAdapter.bcm2835)
       adapter.kernel.fail(.resourceBusy) { $0 == .i2cSlave(fd: 3, address: 0x50) }

@@ -51,15 +51,41 @@ import Testing
 
   @Test func somethingElseAtTheAddressIsAWrongChip() throws {
     var (config, bus) = try Self.rig(missing: [1])
-    // A chip at 0x2a on channel 1 whose REV_ID is not a NAU7802's.
+    // A chip at 0x2a on channel 1 that answers a read but no register
+    // address: not a NAU7802.
+    final class ReadOnlyChip: SimulatedI2CDevice {
+      let address: I2CAddress = 0x2a
+      func start(_ address: I2CAddress, reading: Bool, at ns: Int64) -> Bool { reading }
+      func write(_ byte: UInt8, at ns: Int64) -> Bool { false }
+      func read(at ns: Int64) -> UInt8 { 0x5a }
+      func stop(at ns: Int64) {}
+    }
     let mux = bus.segment.devices.compactMap { $0 as? SimulatedTCA9548A }.first!
-    mux.attach(ScanTestChip(address: 0x2a, registers: [0x1f: 0x42]), channel: 1)
+    mux.attach(ReadOnlyChip(), channel: 1)
     let report = try BoardScanner.scan(config, on: &bus)
     let p = try #require(report.problems.first)
     #expect(p.status == .wrongChip(nil))
     #expect(
       BoardScanner.message(p.chip, p.status)
         == "sim mux 0x70 channel 1 address 0x2a (NAU7802) answers but looks like an unknown chip")
+  }
+
+  /// REV_ID's low nibble is 0xF, except right after a cold power-up
+  /// (Adafruit_NAU7802 #5): the chip is found, with a note.
+  @Test func aNAU7802WithAnOddRevisionIsFoundWithANote() throws {
+    var (config, bus) = try Self.rig(missing: [1])
+    let mux = bus.segment.devices.compactMap { $0 as? SimulatedTCA9548A }.first!
+    mux.attach(ScanTestChip(address: 0x2a, registers: [0x1f: 0x42]), channel: 1)
+    let report = try BoardScanner.scan(config, on: &bus)
+    #expect(report.problems.isEmpty)
+    guard case .found(let id?) = report.chips[2].status else {
+      Issue.record("channel 1: \(report.chips[2].status)")
+      return
+    }
+    #expect(id.kind == .nau7802)
+    #expect(
+      id.summary
+        == "REV_ID 0x42 (low nibble not 0xf, as a NAU7802 may read just after a cold power-up; scan again to be sure)")
   }
 
   @Test func aMissingSwitchStopsTheScanNamingIt() throws {

@@ -26,15 +26,21 @@ public enum ChipKind: String, Sendable, CaseIterable {
   }
 }
 
-/// What a chip that answered looks like: its kind and the register values
-/// that said so ("REV_ID 0x0f").
+/// What a chip that answered looks like: its kind, the register values
+/// that said so ("REV_ID 0x0f"), and a note when they are not quite what
+/// the datasheet says but a known state of the chip explains them.
 public struct ChipIdentity: Equatable, Sendable {
   public var kind: ChipKind
   public var evidence: String
-  public init(kind: ChipKind, evidence: String) {
+  public var note: String?
+  public init(kind: ChipKind, evidence: String, note: String? = nil) {
     self.kind = kind
     self.evidence = evidence
+    self.note = note
   }
+
+  /// The evidence, and the note in parentheses.
+  public var summary: String { note.map { evidence + " (" + $0 + ")" } ?? evidence }
 }
 
 /// Register reads that tell the project's chips apart. Each reads only;
@@ -53,9 +59,16 @@ public enum ChipIdentifier {
     do throws(I2CError) {
       switch kind {
       case .nau7802:
-        // REV_ID (0x1F): the revision code in the low nibble reads 0xF.
+        // REV_ID (0x1F): the revision code in the low nibble reads 0xF,
+        // except that it has been seen not to right after a cold power-up
+        // (Adafruit_NAU7802 #5): still a NAU7802 at its only address, with
+        // a note.
         let rev = try RegisterIO.read(0x1F, at: address, on: &bus)
-        guard rev & 0x0F == 0x0F else { return nil }
+        guard rev & 0x0F == 0x0F else {
+          return ChipIdentity(
+            kind: kind, evidence: "REV_ID " + hex(rev),
+            note: "low nibble not 0xf, as a NAU7802 may read just after a cold power-up; scan again to be sure")
+        }
         return ChipIdentity(kind: kind, evidence: "REV_ID " + hex(rev))
       case .tca9548a:
         // The control register reads back what was written (applied at STOP).

@@ -33,7 +33,7 @@ public enum ScanTable {
       let address = I2CAddress(a).description
       switch r {
       case .present(let id?):
-        out += address + "  " + pad(id.kind.rawValue) + id.evidence + "\n"
+        out += address + "  " + pad(id.kind.rawValue) + id.summary + "\n"
       case .present(nil):
         out += address + "  " + pad("?") + "answers; not a chip panelctl knows\n"
       case .failed(let e):

@@ -1,8 +1,9 @@
 /// The ADS122C04 as a `CellChip`: RESET, configuration with read-back,
 /// START/SYNC in continuous mode; register 2 DRDY as the ready bit; RDATA
 /// with the counter and CRC-16 as the result (a CRC mismatch is `.corrupt`,
-/// a counter gap counts the conversions missed); a configuration that
-/// reads back different means the chip was reset.
+/// a counter gap counts the conversions missed); after a conversion did
+/// not come in time, register 1 reading back different means the chip was
+/// reset, register 2's DRDY that it has one after all.
 public struct ADS122C04Cell: CellChip {
   public enum Step: Equatable, Sendable {
     case reset
@@ -68,7 +69,8 @@ public struct ADS122C04Cell: CellChip {
   ) throws(I2CError) -> CellDiagnosis {
     let chip = ADS122C04(address: place.address)
     let seen = try io.run(place) { (bus) throws(I2CError) in try chip.read(ADS122C04.Config1.self, on: &bus) }
-    return seen == ADS122C04.registers(settings).1 ? .stuck : .reset(seen: "register 1 \(seen)")
+    guard seen == ADS122C04.registers(settings).1 else { return .reset(seen: "register 1 \(seen)") }
+    return try hasResult(at: place, io: &io) ? .ready : .stuck
   }
 }
 

@@ -21,7 +21,8 @@ public protocol CellChip: Sendable {
   mutating func read<Bus: I2CBus, Clock: MonotonicClock>(
     at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
   ) throws(I2CError) -> CellSample
-  /// After a conversion did not come: has the chip lost its configuration?
+  /// After a conversion did not come in time: does the chip have one after
+  /// all, or has it lost its configuration?
   func diagnose<Bus: I2CBus, Clock: MonotonicClock>(
     at place: DriverConfiguration.Place, io: inout ChipBus<Bus, Clock>
   ) throws(I2CError) -> CellDiagnosis
@@ -51,6 +52,8 @@ public enum CellSample: Equatable, Sendable {
 
 /// Why a chip that answers gave no conversion.
 public enum CellDiagnosis: Equatable, Sendable {
+  /// It has one: its ready bit is set (the data-ready line gave no edge).
+  case ready
   /// It lost its configuration (a reset or brown-out): `seen` says how.
   case reset(seen: String)
   /// Configured, but not converting.

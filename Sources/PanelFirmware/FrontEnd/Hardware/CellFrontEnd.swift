@@ -14,10 +14,17 @@ import ForceCore
 /// restarted with growing back-off while the other chips keep going.
 ///
 /// A frame: for each chip in cell order, wait for its data-ready line (or
-/// poll its ready bit), then read its result. A chip whose conversion does
-/// not come within its period plus `timeout_ms` makes the frame missed and
-/// invalid; the chip's registers then tell a reset (re-initialise) from a
-/// stuck chip. A result that fails its CRC is read again (a retry).
+/// poll its ready bit), then read its result. A line already asserted when
+/// the wait begins gives no edge (a NAU7802's DRDY may stay high between
+/// conversions above 40 SPS): the chip's ready bit is polled for that
+/// conversion instead. A result is not taken sooner than
+/// `minimumSpacing_us` after the chip's previous one: an early edge (a
+/// glitch, an edge left over) is checked against the ready bit, and a
+/// ready bit that does not clear when read cannot deliver one result
+/// twice in quick succession. A chip whose conversion does not come within
+/// its period plus `timeout_ms` has its registers read: ready after all
+/// (the line gave no edge: `lateReady`), reset (re-initialise) or stuck. A
+/// result that fails its CRC is read again (a retry).
 public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>: FrontEnd {
   public typealias Step = CellStep<Chip.Step>
 
@@ -65,6 +72,9 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   }
 
   var timeout_us: Int64 { period_us + Int64(configuration.timeout_ms) * 1000 }
+  /// The shortest time between two results of one chip: its period less
+  /// 1/16, room for a conversion clock up to about 6 % fast.
+  var minimumSpacing_us: Int64 { period_us - period_us / 16 }
 
   // MARK: FrontEnd
 
@@ -110,11 +120,14 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
       }
       anyReady = true
       do throws(I2CError) {
-        guard try waitForData(i) else {
-          missed = true
-          valid = false
-          try diagnose(i)
-          continue
+        var signalled = try waitForData(i)
+        if signalled == nil {
+          guard try diagnose(i) else {
+            missed = true
+            valid = false
+            continue
+          }
+          signalled = io.clock.now_us()
         }
         let now = io.clock.now_us()
         if time_us == nil { time_us = now }
@@ -123,7 +136,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
           continue
         }
         frame.counts[i] = value
-        lastData_us[i] = now
+        lastData_us[i] = signalled ?? now
         misses[i] = 0
         if recovery[i].good(now: now) { post("\(locations[i]): answering again, re-initialised") }
       } catch {
@@ -148,32 +161,62 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
 
   // MARK: Data ready
 
-  /// Waits for chip `i`'s next conversion: its line, or polling CR.
-  mutating func waitForData(_ i: Int) throws(I2CError) -> Bool {
-    if usesLine(i) {
-      do {
-        return try lines[i].wait(timeout_us: timeout_us)
-      } catch {
-        lineFailed(i, error)
-      }
-    }
+  /// Waits for chip `i`'s next conversion: an edge of its line, or its
+  /// ready bit polled (no line, a failed line, or a line already
+  /// asserted). Returns when it was signalled (nil: not in time). An edge
+  /// sooner than `minimumSpacing_us` after the previous signal is taken
+  /// only if the ready bit confirms it; the ready bit is first polled no
+  /// sooner than that, so a ready bit that does not clear when read gives
+  /// at most one result per conversion period.
+  mutating func waitForData(_ i: Int) throws(I2CError) -> Int64? {
     let place = configuration.places[i]
     let deadline = io.clock.now_us() + timeout_us
-    while true {
-      if try chips[i].hasResult(at: place, io: &io) { return true }
+    let earliest = lastData_us[i] + minimumSpacing_us
+    while usesLine(i) {
+      let edge: Bool?
+      do throws(DataReadyError) {
+        edge = try lineEdge(i, deadline: deadline)
+      } catch {
+        lineFailed(i, error)
+        break
+      }
+      guard let edge else { break }  // asserted without an edge: poll
+      guard edge else { return nil }
       let now = io.clock.now_us()
-      if now >= deadline { return false }
-      // Sleep until just before the conversion is due, then poll briskly.
-      let due = lastData_us[i] + period_us - period_us / 4
-      io.clock.sleep(us: min(deadline - now, due > now ? due - now : max(period_us / 16, 50)))
+      if now >= earliest { return now }
+      // An edge sooner than a conversion after the last one (a glitch, an
+      // edge left from a conversion already read, or this loop having read
+      // the last one late): the ready bit tells.
+      if try chips[i].hasResult(at: place, io: &io) { return now }
+      io.health.staleResults += 1
+      if io.clock.now_us() >= deadline { return nil }
     }
+    while true {
+      let now = io.clock.now_us()
+      if now >= earliest, try chips[i].hasResult(at: place, io: &io) { return now }
+      let after = io.clock.now_us()
+      if after >= deadline { return nil }
+      // Sleep until the conversion can be due, then poll briskly.
+      io.clock.sleep(us: min(deadline - after, earliest > after ? earliest - after : max(period_us / 16, 50)))
+    }
+  }
+
+  /// Chip `i`'s line: true for an edge by `deadline`, false for none, nil
+  /// when the line is asserted with no edge queued (it gives none until
+  /// released: the ready bit must be asked).
+  mutating func lineEdge(_ i: Int, deadline: Int64) throws(DataReadyError) -> Bool? {
+    if try lines[i].isAsserted() == true {
+      return try lines[i].wait(timeout_us: 0) ? true : nil
+    }
+    return try lines[i].wait(timeout_us: max(deadline - io.clock.now_us(), 0))
   }
 
   /// Whether chip `i` has a conversion right now, without waiting.
   mutating func hasData(_ i: Int) throws(I2CError) -> Bool {
     if usesLine(i) {
-      do {
-        return try lines[i].wait(timeout_us: 0)
+      do throws(DataReadyError) {
+        if try lines[i].wait(timeout_us: 0) { return true }
+        if try lines[i].isAsserted() == false { return false }
       } catch {
         lineFailed(i, error)
       }
@@ -191,7 +234,8 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   }
 
   /// Reads chip `i`'s result; a result failing its CRC is read again up
-  /// to the retry limit (nil: still corrupt, the chip counts as failing).
+  /// to the retry limit (nil: still corrupt; a chip that lost its
+  /// configuration is brought up again, any other counts as failing).
   mutating func readChecked(_ i: Int) throws(I2CError) -> Int32? {
     let place = configuration.places[i]
     var attempt = 0
@@ -203,7 +247,12 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
       case .corrupt:
         io.health.busErrors += 1
         if attempt >= configuration.retries {
-          fail(i, .corruptData)
+          // A chip reset since its data-ready edge sends no CRC at all.
+          if case .reset(let seen) = try chips[i].diagnose(at: place, io: &io) {
+            reinitialise(i, seen: seen)
+          } else {
+            fail(i, .corruptData)
+          }
           return nil
         }
         attempt += 1
@@ -212,19 +261,29 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     }
   }
 
-  /// After a missed conversion: a chip that lost its configuration was
-  /// reset (brown-out) and is brought up again; one that keeps its
-  /// configuration but stops converting is stuck.
-  mutating func diagnose(_ i: Int) throws(I2CError) {
+  /// After a conversion did not come in time: true when the chip has one
+  /// after all (its line gave no edge; counted in `lateReady`). A chip that
+  /// lost its configuration was reset (brown-out) and is brought up again;
+  /// one that keeps its configuration but stops converting is stuck.
+  mutating func diagnose(_ i: Int) throws(I2CError) -> Bool {
     switch try chips[i].diagnose(at: configuration.places[i], io: &io) {
+    case .ready:
+      io.health.lateReady += 1
+      return true
     case .reset(let seen):
-      io.health.reinitialisations += 1
-      post("\(locations[i]): reset detected (\(seen)); re-initialising, frames invalid meanwhile")
-      conditions[i] = .bringingUp(.chip(chips[i].firstStep), wake_us: io.clock.now_us())
+      reinitialise(i, seen: seen)
     case .stuck:
       misses[i] += 1
       if misses[i] >= 3 { fail(i, .noConversions) }
     }
+    return false
+  }
+
+  /// Chip `i` lost its configuration (`seen` says how): brought up again.
+  mutating func reinitialise(_ i: Int, seen: String) {
+    io.health.reinitialisations += 1
+    post("\(locations[i]): reset detected (\(seen)); re-initialising, frames invalid meanwhile")
+    conditions[i] = .bringingUp(.chip(chips[i].firstStep), wake_us: io.clock.now_us())
   }
 
   // MARK: Bring-up

@@ -128,15 +128,6 @@ public struct NoticeQueue: Sendable {
   public mutating func take() -> FrontEndNotice? { items.isEmpty ? nil : items.removeFirst() }
 }
 
-/// For boards that poll instead of waiting on data-ready lines: a line that
-/// is never there.
-public struct NoDataReadyLine: DataReady {
-  public init() {}
-  public mutating func wait(timeout_us: Int64) throws(DataReadyError) -> Bool {
-    throw .unavailable("no data-ready line is wired")
-  }
-}
-
 /// Back-off and reporting of one chip's failures. A failure is reported
 /// once; bring-up is tried again after 0.25 s, then 0.5 s, then every 1 s;
 /// the chip counts as recovered, and is reported so, after a second of good

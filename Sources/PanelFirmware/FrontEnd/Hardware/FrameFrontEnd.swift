@@ -5,9 +5,11 @@ import ForceCore
 /// controller (magic, version, cell count, highest rate), set RATE, set
 /// RUN. A frame: wait for DRDY (or poll STATUS.READY), then one burst read
 /// of the whole frame, checked by its CRC (a bad one is read again up to
-/// the retry limit). The sequence counts frames lost; RESTARTED means the
-/// controller lost its setup and is brought up again; CELL_FAULT marks the
-/// frame invalid. Frames that could not be read whole are invalid.
+/// the retry limit). The sequence counts frames lost, and a frame whose
+/// sequence repeats is not new (read again after a spurious edge: waited
+/// for again); RESTARTED means the controller lost its setup and is
+/// brought up again; CELL_FAULT marks the frame invalid. Frames that could
+/// not be read whole are invalid.
 public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>: FrontEnd {
   public enum Step: Equatable, Sendable {
     case identify
@@ -96,34 +98,51 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
 
   // MARK: Frames
 
-  /// Waits for a frame and reads it; false when there is none to deliver.
+  /// Waits for a new frame and reads it; false when there is none to
+  /// deliver. A frame whose sequence number is the last one's again (a
+  /// spurious data-ready edge, a line that stays asserted) is not new: it
+  /// counts in `staleResults` and STATUS.READY is polled for the next one
+  /// until the deadline.
   mutating func readFrame(into frame: inout RawFrame) throws(I2CError) -> Bool {
-    guard try waitForFrame() else {
-      frame.time = Time_us(rawValue: io.clock.now_us())
-      io.health.missedFrames += 1
-      try diagnose()
-      return false
+    let deadline = io.clock.now_us() + timeout_us
+    var polling = false
+    while true {
+      guard try waitForFrame(deadline: deadline, polling: polling) else {
+        frame.time = Time_us(rawValue: io.clock.now_us())
+        io.health.missedFrames += 1
+        return false
+      }
+      let now = io.clock.now_us()
+      frame.time = Time_us(rawValue: now)
+      guard let header = try readChecked(into: &frame) else { return false }
+      if let last = lastSequence, header.sequence == last, !header.status.restarted {
+        io.health.staleResults += 1
+        polling = true
+        continue
+      }
+      lastData_us = now
+      return accept(header, into: &frame)
     }
-    let now = io.clock.now_us()
-    frame.time = Time_us(rawValue: now)
-    lastData_us = now
+  }
+
+  /// One burst read of the frame, read again while its CRC fails (up to
+  /// the retry limit; nil: still corrupt, the controller counts as failing).
+  mutating func readChecked(into frame: inout RawFrame) throws(I2CError) -> FrameProtocol.Header? {
     var attempt = 0
     while true {
       let c = controller
       let bytes = buffer.bytes
       try io.run(place) { (bus) throws(I2CError) in try c.readFrame(into: bytes, on: &bus) }
-      guard let header = FrameProtocol.decode(UnsafeRawBufferPointer(bytes), into: { k, v in frame.counts[k] = v })
-      else {
-        io.health.busErrors += 1
-        if attempt >= configuration.retries {
-          fail(.corruptData)
-          return false
-        }
-        attempt += 1
-        io.health.retries += 1
-        continue
+      if let header = FrameProtocol.decode(UnsafeRawBufferPointer(bytes), into: { k, v in frame.counts[k] = v }) {
+        return header
       }
-      return accept(header, into: &frame)
+      io.health.busErrors += 1
+      if attempt >= configuration.retries {
+        fail(.corruptData)
+        return nil
+      }
+      attempt += 1
+      io.health.retries += 1
     }
   }
 
@@ -154,38 +173,60 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
     return header.cells == cellCount
   }
 
-  mutating func waitForFrame() throws(I2CError) -> Bool {
-    if line != nil {
-      do {
-        return try line!.wait(timeout_us: timeout_us)
+  /// Waits until `deadline` for a frame: an edge of the DRDY line, or
+  /// STATUS.READY polled (no line, a failed one, one already asserted, or
+  /// `polling`). When the line gives no edge in time, STATUS tells: READY
+  /// after all (`lateReady`), or the controller restarted or stopped.
+  mutating func waitForFrame(deadline: Int64, polling: Bool) throws(I2CError) -> Bool {
+    if !polling, line != nil {
+      let edge: Bool?
+      do throws(DataReadyError) {
+        if try line!.isAsserted() == true {
+          edge = try line!.wait(timeout_us: 0) ? true : nil
+        } else {
+          edge = try line!.wait(timeout_us: max(deadline - io.clock.now_us(), 0))
+        }
       } catch {
         // A failed line is reported and left: STATUS is polled from then on.
         line = nil
         post("\(location): \(error); polling STATUS instead")
+        edge = nil
+      }
+      if let edge {
+        if edge { return true }
+        return try diagnose(try status())
       }
     }
-    let deadline = io.clock.now_us() + timeout_us
-    let c = controller
     while true {
-      if try io.run(place, { (bus) throws(I2CError) in try c.status(on: &bus) }).ready { return true }
+      let s = try status()
+      if s.ready { return true }
       let now = io.clock.now_us()
-      if now >= deadline { return false }
+      if now >= deadline { return try diagnose(s) }
       let due = lastData_us + period_us - period_us / 4
       io.clock.sleep(us: min(deadline - now, due > now ? due - now : max(period_us / 16, 50)))
     }
   }
 
-  /// After a frame did not come: a controller that restarted or stopped
-  /// is brought up again; one still running counts towards stuck.
-  mutating func diagnose() throws(I2CError) {
+  mutating func status() throws(I2CError) -> FrameProtocol.Status {
     let c = controller
-    let s = try io.run(place) { (bus) throws(I2CError) in try c.status(on: &bus) }
+    return try io.run(place) { (bus) throws(I2CError) in try c.status(on: &bus) }
+  }
+
+  /// After a frame did not come in time, with STATUS as read then: true
+  /// when READY is set after all; a controller that restarted or stopped
+  /// is brought up again; one still running counts towards stuck.
+  mutating func diagnose(_ s: FrameProtocol.Status) throws(I2CError) -> Bool {
     if s.restarted || !s.running {
       restart(seen: "STATUS \(s)")
-      return
+      return false
+    }
+    if s.ready {
+      io.health.lateReady += 1
+      return true
     }
     misses += 1
     if misses >= 3 { fail(.noConversions) }
+    return false
   }
 
   mutating func restart(seen: String) {

@@ -23,8 +23,8 @@ public protocol InspectableFrontEnd: FrontEnd {
 
 extension FrontEndHealth: CustomStringConvertible {
   public var description: String {
-    "frames \(frames), invalid \(invalidFrames), missed \(missedFrames), retries \(retries), "
-      + "bus errors \(busErrors), re-inits \(reinitialisations)"
+    "frames \(frames), invalid \(invalidFrames), missed \(missedFrames), stale \(staleResults), "
+      + "late ready \(lateReady), retries \(retries), bus errors \(busErrors), re-inits \(reinitialisations)"
   }
 }
 

@@ -1,6 +1,7 @@
 /// The NAU7802 as a `CellChip`: bring-up per the datasheet (see `NAU7802`),
 /// PU_CTRL.CR as the ready bit, a 3-byte burst as the result, PU_CTRL to
-/// tell a reset chip (PUD, PUA or CS lost) from a stuck one.
+/// tell a chip with a conversion after all (CR) from a reset one (PUD, PUA
+/// or CS lost) and a stuck one.
 public struct NAU7802Cell: CellChip {
   public enum Step: Equatable, Sendable {
     case reset
@@ -74,7 +75,7 @@ public struct NAU7802Cell: CellChip {
     {
       return .reset(seen: "PU_CTRL \(p)")
     }
-    return .stuck
+    return p.conversionReady ? .ready : .stuck
   }
 }
 

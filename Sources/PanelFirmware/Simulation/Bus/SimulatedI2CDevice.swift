@@ -54,11 +54,15 @@ public final class SimulatedI2CSegment {
 }
 
 /// Something with a data-ready output (a DRDY pin) a simulated GPIO line
-/// can follow.
+/// can follow: its level, and its edges (the times it went from released
+/// to asserted), which is what an edge-triggered line sees.
 public protocol SimulatedDataReadySource: AnyObject {
   /// Whether the output is asserted at `ns`.
   func isDataReady(at ns: Int64) -> Bool
-  /// When the output will next assert after `ns`, if it will without the
-  /// host doing anything (nil: it will not, e.g. powered down).
+  /// How often the output has gone from released to asserted up to `ns`.
+  func dataReadyEdges(at ns: Int64) -> Int
+  /// When the output will next go from released to asserted after `ns`,
+  /// if it will without the host doing anything (nil: it will not, e.g.
+  /// powered down, or already asserted and held until the host reads).
   func nextDataReady(after ns: Int64) -> Int64?
 }

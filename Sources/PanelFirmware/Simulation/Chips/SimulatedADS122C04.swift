@@ -7,6 +7,10 @@
 /// CRC-16 or inverted-data trailers, the general-call reset, and the
 /// temperature sensor mode. Inputs: AIN0-AIN1 and AIN2-AIN3 are cells of
 /// the simulated panel; the shorted input reads the chip's own offset.
+///
+/// Faults: `isPresent = false` (NACK), `conversionsStuck`, `brownout(at:)`,
+/// `inputFault` (every conversion reads its rail code, as does a cell the
+/// panel's scenario opens).
 public final class SimulatedADS122C04: SimulatedI2CDevice, SimulatedDataReadySource {
   public struct Parameters: Sendable {
     /// Relative error of the 2.048 MHz clock.
@@ -28,11 +32,15 @@ public final class SimulatedADS122C04: SimulatedI2CDevice, SimulatedDataReadySou
   // Faults.
   public var isPresent = true
   public var conversionsStuck = false
+  /// A fault at the input: every conversion reads its rail code.
+  public var inputFault: SimulatedInputFault?
 
   public private(set) var registers: [UInt8] = [0, 0, 0, 0]
   public private(set) var conversions = 0
   /// The DCNT counter (increments per conversion, wraps).
   public private(set) var counter: UInt8 = 0
+  /// Falling edges of the DRDY pin (asserted: low) since power-on.
+  public private(set) var drdyEdges = 0
   var result: Int32 = 0
   var nextConversion: Int64?
   var output: [UInt8] = []
@@ -119,10 +127,24 @@ public final class SimulatedADS122C04: SimulatedI2CDevice, SimulatedDataReadySou
       input += parameters.inputOffset_counts
       let raw = (input * Double(config0.gain.factor) / 128).rounded()
       result = Int32(max(-8_388_608, min(8_388_607, raw)))
+      if let fault = inputFault ?? openInput(at: t) { result = fault.code }
     }
     counter &+= 1
     conversions += 1
+    if !config2.dataReady && isPresent { drdyEdges += 1 }
     config2.dataReady = true
+  }
+
+  /// The panel's scenario opened the bridge of the selected input's cell.
+  func openInput(at t: Int64) -> SimulatedInputFault? {
+    let cell: Int?
+    switch config0.input {
+    case .ain0ain1, .ain1ain0: cell = inputCells.0
+    case .ain2ain3, .ain3ain2: cell = inputCells.1
+    default: cell = nil
+    }
+    guard let signals, let cell, signals.isOpen(cell: cell, at: t) else { return nil }
+    return .openBridge
   }
 
   func channel(_ k: Int, at t: Int64) -> Double {
@@ -233,10 +255,14 @@ public final class SimulatedADS122C04: SimulatedI2CDevice, SimulatedDataReadySou
     return isPresent && config2.dataReady
   }
 
+  public func dataReadyEdges(at ns: Int64) -> Int {
+    advance(to: ns)
+    return drdyEdges
+  }
+
   public func nextDataReady(after ns: Int64) -> Int64? {
     advance(to: ns)
-    guard isPresent, !conversionsStuck else { return nil }
-    if config2.dataReady { return ns }
+    guard isPresent, !conversionsStuck, !config2.dataReady else { return nil }
     return nextConversion
   }
 }

@@ -1,5 +1,6 @@
 /// A register-accurate simulated DRV2605L haptic driver: the register file
-/// 0x00...0x22 with the datasheet's reset values, auto-increment on writes
+/// 0x00...0x22 with the datasheet's reset values (its own table,
+/// `powerOnValues`, not the driver's), auto-increment on writes
 /// and reads, read-only STATUS, VBAT and LRA_PERIOD, DEV_RESET (every
 /// register back to its reset value, the bit clearing itself), STANDBY, and
 /// the waveform sequencer in internal-trigger mode: a 0 -> 1 write of GO
@@ -18,7 +19,7 @@ public final class SimulatedDRV2605L: SimulatedI2CDevice {
   public let address: I2CAddress = DRV2605L.address
   public var isPresent = true
   /// The register file.
-  public private(set) var registers = DRV2605L.resetValues
+  public private(set) var registers = SimulatedDRV2605L.powerOnValues
   /// Effects played: the effect id, when it started, whether it was cut
   /// short by a cancel.
   public private(set) var played: [(effect: UInt8, at_ns: Int64)] = []
@@ -39,10 +40,38 @@ public final class SimulatedDRV2605L: SimulatedI2CDevice {
 
   /// Power lost and back: every register at its reset value.
   public func powerCycle() {
-    registers = DRV2605L.resetValues
+    registers = SimulatedDRV2605L.powerOnValues
     registers[0] = (registers[0] & 0x1F) | (deviceID << 5)
     playingUntil_ns = .min
   }
+
+  /// Every register after power-on or DEV_RESET, 0x00...0x22 (TI DRV2605L
+  /// datasheet, register map and field descriptions), written out field by
+  /// field here so that the simulation does not inherit the driver's table.
+  public static let powerOnValues: [UInt8] = {
+    var r = [UInt8](repeating: 0, count: 0x23)
+    r[0x00] = 7 << 5  // STATUS: DEVICE_ID 7 (DRV2605L); DIAG_RESULT, OVER_TEMP, OC_DETECT 0
+    r[0x01] = 1 << 6  // MODE: STANDBY 1, MODE 0 (internal trigger)
+    r[0x03] = 1  // LIBRARY_SEL: HI_Z 0, library 1 (TS2200 A)
+    r[0x04] = 1  // WAV_FRM_SEQ1: effect 1 (strong click); SEQ2...8 0
+    r[0x11] = 1 << 2 | 1  // ATH_CTRL: ATH_PEAK_TIME 1 (20 ms), ATH_FILTER 1 (125 Hz)
+    r[0x12] = 0x19  // ATH_MIN_INPUT
+    r[0x13] = 0xFF  // ATH_MAX_INPUT
+    r[0x14] = 0x19  // ATH_MIN_DRIVE
+    r[0x15] = 0xFF  // ATH_MAX_DRIVE
+    r[0x16] = 0x3E  // RATED_VOLTAGE
+    r[0x17] = 0x8C  // OD_CLAMP
+    r[0x18] = 0x0C  // A_CAL_COMP
+    r[0x19] = 0x6C  // A_CAL_BEMF
+    r[0x1A] = 3 << 4 | 1 << 2 | 2  // FEEDBACK_CONTROL: ERM, FB_BRAKE_FACTOR 3, LOOP_GAIN 1, BEMF_GAIN 2
+    r[0x1B] = 1 << 7 | 0x13  // CONTROL1: STARTUP_BOOST 1, DRIVE_TIME 0x13
+    r[0x1C] = 1 << 7 | 1 << 6 | 3 << 4 | 1 << 2 | 1  // CONTROL2: BIDIR_INPUT, BRAKE_STABILIZER, SAMPLE_TIME 3, BLANKING 1, IDISS 1
+    r[0x1D] = 2 << 6 | 1 << 5  // CONTROL3: NG_THRESH 2, ERM_OPEN_LOOP 1
+    r[0x1E] = 1 << 5  // CONTROL4: AUTO_CAL_TIME 2 (bits 5:4 = 10)
+    r[0x1F] = 1 << 7  // CONTROL5: AUTO_OL_CNT 2 (bits 7:6 = 10)
+    r[0x20] = 0x33  // OL_LRA_PERIOD
+    return r
+  }()
 
   /// Forgets what was played (tests look at one click at a time).
   public func resetPlayedForTests() { played.removeAll() }

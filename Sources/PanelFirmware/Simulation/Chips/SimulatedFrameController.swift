@@ -5,7 +5,8 @@ import ForceCore
 /// at its frame rate on the simulated clock, keeps the latest complete
 /// frame (latched when a read starts, so a read never mixes two frames),
 /// counts frames in the sequence, sets READY, OVERRUN, RESTARTED,
-/// CELL_FAULT and RUNNING, and asserts its DRDY pin while READY.
+/// CELL_FAULT and RUNNING, and asserts its DRDY pin while READY (an edge
+/// per frame that finds it released).
 public final class SimulatedFrameController: SimulatedI2CDevice, SimulatedDataReadySource {
   public let address: I2CAddress
   let signals: PanelSignals?
@@ -26,6 +27,8 @@ public final class SimulatedFrameController: SimulatedI2CDevice, SimulatedDataRe
   public private(set) var status = FrameProtocol.Status()
   public private(set) var rate_hz = 100
   public private(set) var framesProduced = 0
+  /// Edges of the DRDY pin (READY rising) since power-on.
+  public private(set) var drdyEdges = 0
   var registers = [UInt8](repeating: 0, count: 0x20)
   var nextFrame: Int64?
   var latest: [UInt8] = []
@@ -112,6 +115,7 @@ public final class SimulatedFrameController: SimulatedI2CDevice, SimulatedDataRe
     sequence &+= 1
     framesProduced += 1
     if status.ready { status.overrun = true }
+    if !status.ready && isPresent { drdyEdges += 1 }
     status.ready = true
     status.cellFault = cellFault
     FrameProtocol.encode(sequence: sequence, status: status, temperature: temperature, counts: counts, into: &latest)
@@ -199,9 +203,14 @@ public final class SimulatedFrameController: SimulatedI2CDevice, SimulatedDataRe
     return isPresent && status.ready
   }
 
+  public func dataReadyEdges(at ns: Int64) -> Int {
+    advance(to: ns)
+    return drdyEdges
+  }
+
   public func nextDataReady(after ns: Int64) -> Int64? {
     advance(to: ns)
-    guard isPresent, !framesStuck else { return nil }
-    return status.ready ? ns : nextFrame
+    guard isPresent, !framesStuck, !status.ready else { return nil }
+    return nextFrame
   }
 }

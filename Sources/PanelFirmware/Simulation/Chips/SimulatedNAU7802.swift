@@ -3,13 +3,19 @@
 /// values and auto-increment, the power-up sequence (PUR about 200 µs after
 /// PUD), conversions on the simulated clock only while PUD, PUA and CS are
 /// set (restarted by a CS rising edge and by gain, rate or channel writes,
-/// then settling over a few conversions), CR and the DRDY pin, the AFE
-/// calibration engine (CALS busy, OCAL/GCAL, sticky CAL_ERR) and the output
+/// then settling over a few conversions), CR and the DRDY pin with its
+/// edges, the AFE calibration engine (CALS busy, OCAL/GCAL, sticky
+/// CAL_ERR; a calibration started before the LDO and analog front end
+/// settled measures the settling error into OCAL) and the output
 /// `clamp24(GCAL/2^23 * (raw - OCAL))`. Its inputs are cells of the
 /// simulated panel (`PanelSignals`) or fixed values.
 ///
 /// Faults: `isPresent = false` (NACK), `powerUpNeverReady`,
-/// `failCalibration`, `conversionsStuck` (CR never sets), `brownout(at:)`.
+/// `failCalibration`, `conversionsStuck` (CR never sets), `brownout(at:)`,
+/// `inputFault` (an open bridge: every conversion reads the rail, as does
+/// a cell the panel's scenario opens), `Parameters.clearReadyOnRead`
+/// (CR stays set) and `Parameters.drdyStaysHigh` (no DRDY edges above
+/// 40 SPS).
 public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySource {
   /// Behaviour that differs between parts or that tests adjust.
   public struct Parameters: Sendable {
@@ -29,9 +35,14 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     public var inputOffset_counts = 0.0
     /// Conversions to settle after a restart (first order).
     public var settlingConversions = 5
-    /// CR clears when ADCO is read (else it stays set until the next
-    /// conversion overwrites it).
+    /// CR clears when ADCO is read (else it stays set once set, and the
+    /// DRDY pin with it).
     public var clearReadyOnRead = true
+    /// Above 40 SPS the DRDY pin stays high between conversions (Linux
+    /// nau7802.c: "the interrupt line may stay high between conversions",
+    /// hence its level interrupt): it rises once and gives no more edges,
+    /// while CR still marks each conversion and clears when it is read.
+    public var drdyStaysHigh = false
     public init() {}
   }
 
@@ -48,6 +59,8 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
   public var powerUpNeverReady = false
   public var failCalibration = false
   public var conversionsStuck = false
+  /// A fault at the input: every conversion reads its rail code.
+  public var inputFault: SimulatedInputFault?
 
   /// The register file.
   public private(set) var registers = [UInt8](repeating: 0, count: 32)
@@ -55,6 +68,14 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
   public private(set) var conversions = 0
   /// Conversions overwritten before they were read.
   public private(set) var overruns = 0
+  /// Rising edges of the DRDY pin since power-on.
+  public private(set) var drdyEdges = 0
+  /// CTRL1.VLDO's voltage when AVDDS last switched the internal LDO on:
+  /// what AVDD (the bridge's excitation) came up at.
+  public private(set) var ldoSwitchedOn_mV: Int?
+  /// The DRDY pin (DRDY_SEL = 0, CRP = 0): asserted = high.
+  var drdy = false
+  var calibrationStarted: Int64 = 0
   var pointer = 0
   var expectPointer = false
   var powerUpReadyAt: Int64?
@@ -92,6 +113,7 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     settleRemaining = 0
     settled = 0
     unread = false
+    drdy = false
   }
 
   /// A supply dip that resets the chip at `ns`: every register back to its
@@ -171,11 +193,7 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     } else {
       input = channelInput(ctrl2.channel2 ? 1 : 0, at: t)
     }
-    input += parameters.inputOffset_counts
-    // Before the LDO and analog front end settle the result is far off.
-    if let on = analogOnAt, t - on < parameters.analogSettle_ns {
-      input += 400_000 * (1 - Double(t - on) / Double(parameters.analogSettle_ns))
-    }
+    input += parameters.inputOffset_counts + settlingError(at: t)
     let raw = input * gain / 128
     if settleRemaining > 0 {
       settled += (raw - settled) * 0.55
@@ -186,7 +204,8 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     let ocal = Double(load24(at: ctrl2.channel2 ? 0x0A : 0x03))
     let gcal = Double(load32(at: ctrl2.channel2 ? 0x0D : 0x06)) / Double(1 << 23)
     let out = (gcal * (settled - ocal)).rounded()
-    let code = Int32(max(-8_388_608, min(8_388_607, out)))
+    var code = Int32(max(-8_388_608, min(8_388_607, out)))
+    if let fault = inputFault ?? openInput(at: t) { code = fault.code }
     let u = UInt32(bitPattern: code)
     registers[0x12] = UInt8(truncatingIfNeeded: u >> 16)
     registers[0x13] = UInt8(truncatingIfNeeded: u >> 8)
@@ -194,7 +213,30 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     if unread { overruns += 1 }
     unread = true
     puCtrl.conversionReady = true
+    if !drdy && isPresent { drdyEdges += 1 }
+    drdy = true
     conversions += 1
+  }
+
+  /// Before the LDO and analog front end settle the input is far off.
+  func settlingError(at t: Int64) -> Double {
+    guard let on = analogOnAt, t - on < parameters.analogSettle_ns else { return 0 }
+    return 400_000 * (1 - Double(t - on) / Double(parameters.analogSettle_ns))
+  }
+
+  /// The panel's scenario opened the bridge of the converted channel's cell.
+  func openInput(at t: Int64) -> SimulatedInputFault? {
+    let cell = ctrl2.channel2 ? inputCells.1 : inputCells.0
+    guard let signals, let cell, signals.isOpen(cell: cell, at: t) else { return nil }
+    return .openBridge
+  }
+
+  /// CR cleared by reading ADCO: the DRDY pin falls with it, unless it
+  /// stays high between conversions (`drdyStaysHigh` above 40 SPS).
+  func resultRead() {
+    puCtrl.conversionReady = false
+    unread = false
+    if !(parameters.drdyStaysHigh && ctrl2.rate.samplesPerSecond > 40) { drdy = false }
   }
 
   func channelInput(_ channel: Int, at t: Int64) -> Double {
@@ -205,8 +247,10 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
 
   func startCalibration(at t: Int64) {
     calibrationEnds = t + parameters.calibration_ns
+    calibrationStarted = t
     puCtrl.conversionReady = false
     unread = false
+    drdy = false
   }
 
   /// The calibration engine: output = GCAL * (measurement - OCAL).
@@ -221,7 +265,10 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     var failed = failCalibration
     switch c.calibrationMode {
     case .internalOffset?:
-      store24(Int32((parameters.inputOffset_counts * gain / 128).rounded()), at: ocalAt)
+      // Inputs shorted: the chip's own offset, plus whatever the analog
+      // front end still had to settle when the calibration began.
+      let offset = parameters.inputOffset_counts + settlingError(at: calibrationStarted)
+      store24(Int32((offset * gain / 128).rounded()), at: ocalAt)
     case .systemOffset?:
       let measured = (channelInput(channel, at: t) + parameters.inputOffset_counts) * gain / 128
       store24(Int32(max(-8_388_608, min(8_388_607, measured.rounded()))), at: ocalAt)
@@ -265,6 +312,7 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
         powerUpReadyAt = nil
       }
       if new.powerUpAnalog && !old.powerUpAnalog { analogOnAt = t }
+      if new.internalLDO && !old.internalLDO { ldoSwitchedOn_mV = ctrl1.ldo.millivolts }
       if !new.powerUpAnalog { analogOnAt = nil }
       puCtrl = new
       if new.cycleStart && (!old.cycleStart || !old.powerUpReady) { restart(at: t) }
@@ -337,10 +385,7 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
 
   public func read(at ns: Int64) -> UInt8 {
     let value = registers[pointer]
-    if pointer == 0x12 && parameters.clearReadyOnRead {
-      puCtrl.conversionReady = false
-      unread = false
-    }
+    if pointer == 0x12 && parameters.clearReadyOnRead { resultRead() }
     pointer = (pointer + 1) & 0x1F
     return value
   }
@@ -353,13 +398,17 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
 
   public func isDataReady(at ns: Int64) -> Bool {
     advance(to: ns)
-    return isPresent && puCtrl.conversionReady && !ctrl1.drdyOutputsClock
+    return isPresent && drdy && !ctrl1.drdyOutputsClock
+  }
+
+  public func dataReadyEdges(at ns: Int64) -> Int {
+    advance(to: ns)
+    return drdyEdges
   }
 
   public func nextDataReady(after ns: Int64) -> Int64? {
     advance(to: ns)
-    guard isPresent, !conversionsStuck else { return nil }
-    if puCtrl.conversionReady { return ns }
+    guard isPresent, !conversionsStuck, !drdy else { return nil }
     if let end = calibrationEnds { return puCtrl.cycleStart ? end + period_ns : nil }
     if let at = powerUpReadyAt { return puCtrl.cycleStart ? at + period_ns : nil }
     return isConverting ? nextConversion : nil

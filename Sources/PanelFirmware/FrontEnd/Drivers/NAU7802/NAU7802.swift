@@ -7,8 +7,10 @@
 /// Power-up (datasheet 9.1; Linux nau7802.c; SparkFun):
 /// 1. `resetRegisters`: PU_CTRL.RR = 1, then RR = 0 with PUD = 1.
 /// 2. wait about 200 µs, `isPowerUpReady` until PU_CTRL.PUR.
-/// 3. `configure`: PUD, PUA, AVDDS; LDO, gain, rate, channel; 0x15 = 0x30
-///    (clock chopper off); PGA LDOMODE; PGA output capacitor; then CS.
+/// 3. `configure`: LDO voltage, gain, rate, channel first, so the LDO
+///    starts at its configured voltage (CTRL1.VLDO resets to 4.5 V); then
+///    PUD, PUA, AVDDS; 0x15 = 0x30 (clock chopper off); PGA LDOMODE; PGA
+///    output capacitor; then CS.
 /// 4. wait for the LDO and analog front end (hundreds of ms).
 /// 5. `startCalibration(.internalOffset)`; `calibrationStatus` until CALS
 ///    clears (about 344 ms); CAL_ERR means the calibration failed.
@@ -102,17 +104,19 @@ public struct NAU7802: Sendable, Equatable {
     return c
   }
 
-  /// Step 3, six writes: PU_CTRL (PUD, PUA, AVDDS); CTRL1 and CTRL2 in one
-  /// burst; ADC (0x15) = 0x30; PGA = 0 (LDOMODE for low-ESR capacitors);
-  /// PWR_CTRL with the PGA output capacitor on channel 1; PU_CTRL with CS.
+  /// Step 3, six writes: CTRL1 and CTRL2 in one burst (VLDO before the
+  /// LDO is switched on, so AVDD never sees the 4.5 V reset value); PU_CTRL
+  /// (PUD, PUA, AVDDS); ADC (0x15) = 0x30; PGA = 0 (LDOMODE for low-ESR
+  /// capacitors); PWR_CTRL with the PGA output capacitor on channel 1;
+  /// PU_CTRL with CS.
   public func configure(_ settings: NAU7802Settings, on bus: inout some I2CBus) throws(I2CError) {
-    var running = NAU7802.runningPUCtrl(settings)
-    running.cycleStart = false
-    try write(running, on: &bus)
     var bytes: (UInt8, UInt8, UInt8) = (
       Ctrl1.address, NAU7802.ctrl1(settings).rawValue, NAU7802.ctrl2(settings).rawValue
     )
     try withUnsafeBytes(of: &bytes) { (p) throws(I2CError) in try bus.write(p, to: address) }
+    var running = NAU7802.runningPUCtrl(settings)
+    running.cycleStart = false
+    try write(running, on: &bus)
     try RegisterIO.write(Register.adc.rawValue, 0x30, at: address, on: &bus)
     try write(PGA(), on: &bus)
     var power = PowerCtrl()
