@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Runs the built `panelctl` as a separate process, as a user would.
 enum Panelctl {
   static let root: String = {
@@ -25,12 +29,28 @@ enum Panelctl {
     var lines: [String] { stdout.split(separator: "\n").map(String.init) }
   }
 
+  /// How long one run may take before it is killed and the test fails: no
+  /// command a test runs takes more than a few seconds, so a panelctl that
+  /// hangs fails its test instead of hanging `swift test`.
+  static let timeout_s = 120.0
+
+  /// A run that did not end within its time: killed.
+  struct Timeout: Error, CustomStringConvertible {
+    var arguments: [String]
+    var seconds: Double
+    var stderr: String
+    var description: String {
+      "panelctl \(arguments.joined(separator: " ")) did not end within \(seconds) s and was killed; stderr: \(stderr)"
+    }
+  }
+
   /// Runs `panelctl arguments...` in the repository root.
   static func run(_ arguments: [String]) throws -> Result { try run(arguments, input: nil) }
 
   /// Runs `panelctl arguments...` with `input` on its standard input (nil:
-  /// /dev/null).
-  static func run(_ arguments: [String], input: String?) throws -> Result {
+  /// /dev/null), killing it (SIGKILL) after `timeout` seconds: then it
+  /// throws `Timeout`.
+  static func run(_ arguments: [String], input: String?, timeout: Double = timeout_s) throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -42,6 +62,17 @@ enum Panelctl {
     let stdin = Pipe()
     process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     try process.run()
+    // The watchdog: SIGKILL once the time is up (the pipes then close, so
+    // the reads below end).
+    let killed = Collected()
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem {
+      killed.lock.lock()
+      killed.data = Data([1])
+      killed.lock.unlock()
+      kill(pid, SIGKILL)
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
     if let input {
       stdin.fileHandleForWriting.write(Data(input.utf8))
       try stdin.fileHandleForWriting.close()
@@ -57,6 +88,13 @@ enum Panelctl {
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
+    watchdog.cancel()
+    killed.lock.lock()
+    let timedOut = !killed.data.isEmpty
+    killed.lock.unlock()
+    if timedOut {
+      throw Timeout(arguments: arguments, seconds: timeout, stderr: String(decoding: errData.data, as: UTF8.self))
+    }
     return Result(
       status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
       stderr: String(decoding: errData.data, as: UTF8.self))

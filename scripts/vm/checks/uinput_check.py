@@ -8,6 +8,7 @@ import errno
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -17,9 +18,13 @@ from evdev import ecodes as e
 
 PANELCTL = os.environ["PANELCTL"]
 REPO = os.environ["REPO"]
-# Idle for 2 s before the first touch (time to open the device) and 1.5 s
-# after the last one (time to read everything before the device goes away:
-# a destroyed device's unread events are lost).
+# The run is idle for 2 s before the first touch and 1.5 s after the last
+# one (time to read everything before the device goes away: a destroyed
+# device's unread events are lost). The check does not rely on the first
+# margin: panelctl is stopped (SIGSTOP) as soon as it names its device,
+# the device is opened and found untouched, and only then does panelctl
+# go on (SIGCONT), so however slow the emulated machine, the reader sees
+# every event the run makes.
 ARGS = ["stream", "--board", "boards/sim-grid.toml", "--scenario", "scenarios/two-finger-press.toml",
         "--speed", "1", "--duration", "5", "--uinput"]
 WIDTH, HEIGHT, MAX_PRESSURE = 16000, 12000, 5336  # sim-grid: 160 x 120 mm; 6.67 x 0.8 N
@@ -27,6 +32,9 @@ WIDTH, HEIGHT, MAX_PRESSURE = 16000, 12000, 5336  # sim-grid: 160 x 120 mm; 6.67
 
 def fail(message):
     print("FAILED:", message)
+    running = globals().get("proc")
+    if running is not None and running.poll() is None:
+        running.kill()  # also when stopped: SIGKILL ends a stopped process
     sys.exit(1)
 
 
@@ -38,11 +46,15 @@ reader.start()
 first = proc.stderr.readline()
 print(first.rstrip())
 if "/dev/input/event" not in first:
-    proc.kill()
     fail("panelctl did not name its event node")
+proc.send_signal(signal.SIGSTOP)
 node = first.split(" is ")[1].split()[0]
 dev = evdev.InputDevice(node)
 print(f"device: {dev.name!r} at {dev.path}, props {dev.input_props(verbose=True)}")
+# The device as it is now, before any event was read: no touch yet.
+if e.BTN_TOUCH in dev.active_keys():
+    fail("the device was already touched when it was opened: events were missed")
+proc.send_signal(signal.SIGCONT)
 
 # What the device says it is.
 if e.INPUT_PROP_DIRECT not in dev.input_props():
@@ -68,7 +80,10 @@ while True:
     ready, _, _ = select.select([dev.fd], [], [], 0.2)
     try:
         if ready:
-            events.extend(dev.read())
+            batch = list(dev.read())
+            if any(ev.type == e.EV_SYN and ev.code == e.SYN_DROPPED for ev in batch):
+                fail("SYN_DROPPED: the device's buffer overflowed, events were lost")
+            events.extend(batch)
     except BlockingIOError:
         pass
     except OSError as error:
