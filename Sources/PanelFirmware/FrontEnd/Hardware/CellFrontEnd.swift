@@ -167,7 +167,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   /// sooner than `minimumSpacing_us` after the previous signal is taken
   /// only if the ready bit confirms it; the ready bit is first polled no
   /// sooner than that, so a ready bit that does not clear when read gives
-  /// at most one result per conversion period.
+  /// at most one result per 15/16 of a period.
   mutating func waitForData(_ i: Int) throws(I2CError) -> Int64? {
     let place = configuration.places[i]
     let deadline = io.clock.now_us() + timeout_us
