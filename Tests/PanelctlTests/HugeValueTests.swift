@@ -104,7 +104,9 @@ import Testing
     (["monitor", "--board", "boards/sim-plate4.toml", "--duration", "1e300"], "--duration must be greater than 0 and at most 10000000 s"),
     (["listen", "--duration", "1e300"], "--duration must be greater than 0 and at most 10000000 s"),
     (["stream", "--board", "boards/sim-plate4.toml", "--speed", "1e-300"], "--speed must be 0 (as fast as possible) or 0.001...1000, is 1e-300"),
-    (["calibrate", "--board", "boards/sim-plate4.toml", "--plan", "calibration/plans/sim-plate4.toml", "--speed", "1e300"], "--speed must be 0 (as fast as possible) or 0.001...1000"),
+    // (--session and --out where nothing can be written, should it run.)
+    (["calibrate", "--board", "boards/sim-plate4.toml", "--plan", "calibration/plans/sim-plate4.toml", "--speed", "1e300",
+      "--session", "/dev/null/s", "--out", "/dev/null/c.toml"], "--speed must be 0 (as fast as possible) or 0.001...1000"),
     (["stream", "--board", "boards/sim-plate4.toml", "--frames", "9223372036854775807"], "--frames must be 1...1000000000000, is 9223372036854775807"),
   ])
   func commandLineOption(_ c: ([String], String)) throws {
