@@ -172,7 +172,8 @@ public struct Counts_Q16: Equatable, Sendable {
   public var rawValue: Int64
   @inline(__always) public init(rawValue: Int64) { self.rawValue = rawValue }
   @inline(__always) public init(wholeCounts: Int32) { self.rawValue = Int64(wholeCounts) << 16 }
-  public init(counts: Double) { self.rawValue = Int64((counts * 65536).rounded()) }
+  /// Nearest representable count to `counts`, saturated (NaN is 0).
+  public init(counts: Double) { self.rawValue = CellCalibration.fixed(counts, Counts_Q16.fractionBits) }
   public var counts: Double { Double(rawValue) / 65536 }
 }
 

@@ -61,7 +61,7 @@ struct FilesRecordingTests {
       Row(tUs: 0, counts: [1, -2, 8_388_607], temperatureC: 24.125),
       Row(tUs: 3125, counts: [-8_388_608, 0, 42], temperatureC: -0.5),
       Row(tUs: 3125, counts: [7, 7, 7], temperatureC: nil),
-      Row(tUs: 6250, counts: [100, 200, 300], temperatureC: 1234.5),
+      Row(tUs: 6250, counts: [100, 200, 300], temperatureC: 123.5),
     ]
     try Self.writeAll(path, header, rows)
     #expect(try FilesTestSupport.contents(of: directory) == ["rec.csv"])
@@ -71,7 +71,7 @@ struct FilesRecordingTests {
         0,1,-2,8388607,24.125
         3125,-8388608,0,42,-0.500
         3125,7,7,7,
-        6250,100,200,300,1234.500
+        6250,100,200,300,123.500
 
         """)
     let (readHeader, readRows) = try Self.readAll(path)
@@ -133,7 +133,7 @@ struct FilesRecordingTests {
       ("time,raw_0\n", #":1: column 1: expected t_us, found "time""#),
       ("t_us,raw_0,raw_2\n", #":1: column 3: expected raw_1 or temp_c, found "raw_2""#),
       ("t_us,temp_c\n", #":1: column 2: expected raw_0, found "temp_c""#),
-      ("t_us,raw_0,temp_c,raw_1\n", ":1: column 3: temp_c must be the last column"),
+      ("t_us,raw_0,temp_c,raw_1\n", ":1: column 4: raw_1 comes after temp_c: the raw_ columns come first, right after t_us"),
       ("t_us\n", ":1: the header has no raw_ columns (expected t_us,raw_0,...)"),
       ("", ": empty file (expected a header row t_us,raw_0,...)"),
     ]
@@ -274,10 +274,86 @@ struct FilesRecordingTests {
       failure { try Self.writeAll(path, header, [Row(tUs: 5, counts: [1], temperatureC: nil)]) }
         == "\(path):2: append got 1 counts, the header has 2 cells")
     #expect(
-      failure { try Self.writeAll(path, header, [Row(tUs: 5, counts: [1, 2], temperatureC: .nan)]) }
-        == "\(path):2: column temp_c: nan cannot be recorded")
+      failure { try Self.writeAll(path, header, [Row(tUs: Int64(1) << 62, counts: [1, 2], temperatureC: nil)]) }
+        == "\(path):2: column t_us: 4611686018427387904 is outside |t_us| < 2^62")
     #expect(
       failure { _ = try RecordingWriter(path: directory + "/no/such/rec.csv", header: header) }
         == "\(directory)/no/such/rec.csv.partial: cannot create: No such file or directory")
+  }
+
+  /// A byte order mark (spreadsheets write one) is not part of the header.
+  @Test func aByteOrderMarkBeforeTheHeaderIsSkipped() throws {
+    let directory = try FilesTestSupport.makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = try write("\u{FEFF}t_us,raw_0,temp_c\n1,5,24.5\n", in: directory)
+    let (header, rows) = try Self.readAll(path)
+    #expect(header == RecordingHeader(cellCount: 1, hasTemperature: true))
+    #expect(rows == [Row(tUs: 1, counts: [5], temperatureC: 24.5)])
+  }
+
+  /// Columns another program added after the contract's are skipped with
+  /// a warning naming them; the contract's columns out of place are errors.
+  @Test func columnsAfterTheContractsAreSkippedWithAWarning() throws {
+    let directory = try FilesTestSupport.makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = try write("t_us,raw_0,raw_1,temp_c,fixture_mm, note\n1,5,6,24.5,12.5,x\n2,7,8,,,\n", in: directory)
+    var reader = try RecordingReader(path: path)
+    #expect(reader.extraColumns == ["fixture_mm", "note"])
+    #expect(
+      reader.warnings.map(\.description) == [
+        "\(path):1: column 5: \"fixture_mm\" is not a recording column: ignored",
+        "\(path):1: column 6: \"note\" is not a recording column: ignored",
+      ])
+    let counts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 2)
+    defer { counts.deallocate() }
+    let first = try #require(try reader.next(into: counts))
+    #expect(first.tUs == 1 && first.temperatureC == 24.5 && Array(counts) == [5, 6])
+    let second = try #require(try reader.next(into: counts))
+    #expect(second.tUs == 2 && second.temperatureC == nil && Array(counts) == [7, 8])
+    let cases: [(String, String)] = [
+      ("t_us,raw_0,note,raw_1\n", #":1: column 4: raw_1 comes after "note": the raw_ columns come first, right after t_us"#),
+      ("t_us,raw_0,temp_c,temp_c\n", ":1: column 4: temp_c appears twice"),
+      ("t_us,raw_0,x\n1,2\n", ":2: row has 2 values, the header has 3"),
+    ]
+    for (index, (text, expected)) in cases.enumerated() {
+      let bad = try write(text, in: directory, name: "extra\(index).csv")
+      #expect(failure { _ = try Self.readAll(bad) } == bad + expected)
+    }
+  }
+
+  /// Times are held within +-2^62 us (so any two differ by an Int64) and
+  /// temperatures within the range a session step may set.
+  @Test func timesAndTemperaturesOutsideTheirBoundsAreRefused() throws {
+    let directory = try FilesTestSupport.makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let limit = "-4611686018427387903...4611686018427387903 (|t_us| < 2^62)"
+    let cases: [(String, String)] = [
+      ("t_us,raw_0\n-9000000000000000000,1\n0,1\n", ":2: column t_us: -9000000000000000000 is outside \(limit)"),
+      ("t_us,raw_0\n0,1\n4611686018427387904,1\n", ":3: column t_us: 4611686018427387904 is outside \(limit)"),
+      ("t_us,raw_0,temp_c\n0,1,150.5\n", ":2: column temp_c: 150.5 is outside -60...150 degC"),
+      ("t_us,raw_0,temp_c\n0,1,-1e300\n", ":2: column temp_c: -1e300 is outside -60...150 degC"),
+    ]
+    for (index, (text, expected)) in cases.enumerated() {
+      let path = try write(text, in: directory, name: "bound\(index).csv")
+      #expect(failure { _ = try Self.readAll(path) } == path + expected)
+    }
+    let edge = try write("t_us,raw_0,temp_c\n-4611686018427387903,1,-60\n4611686018427387903,1,150\n", in: directory)
+    #expect(try Self.readAll(edge).1.map(\.tUs) == [-4_611_686_018_427_387_903, 4_611_686_018_427_387_903])
+  }
+
+  /// A temperature the reader would refuse (a sensor glitch) is recorded
+  /// as no reading: the recording goes on and stays readable.
+  @Test func aTemperatureOutsideItsBoundIsRecordedAsNoReading() throws {
+    let directory = try FilesTestSupport.makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/t.csv"
+    try Self.writeAll(
+      path, RecordingHeader(cellCount: 1, hasTemperature: true),
+      [
+        Row(tUs: 1, counts: [0], temperatureC: .nan), Row(tUs: 2, counts: [0], temperatureC: 200),
+        Row(tUs: 3, counts: [0], temperatureC: 21),
+      ])
+    #expect(try FilesTestSupport.text(at: path) == "t_us,raw_0,temp_c\n1,0,\n2,0,\n3,0,21.000\n")
+    #expect(try Self.readAll(path).1.map(\.temperatureC) == [nil, nil, 21])
   }
 }

@@ -106,7 +106,8 @@ import Testing
   }
 
   /// Faulty panels fail their checks (exit 2) naming the cell, and the
-  /// previous calibration stays in place.
+  /// previous calibration stays in place with its certificate; the failed
+  /// run's certificate is written beside them under its own name.
   @Test(arguments: [
     ("sim-plate4-dead-cell", ["cell 2", "no response to load"]),
     ("sim-plate4-nonlinear-cell", ["cell 1", "non-linearity"]),
@@ -117,15 +118,21 @@ import Testing
     let cal = dir.appendingPathComponent("cal.toml").path
     let good = try String(contentsOfFile: Panelctl.root + "/calibration/sim-plate4.toml", encoding: .utf8)
     try good.write(toFile: cal, atomically: true, encoding: .utf8)
+    let certificate = dir.appendingPathComponent("cal.certificate").path
+    try "the good record's".write(toFile: certificate + ".json", atomically: true, encoding: .utf8)
+    try "the good record's".write(toFile: certificate + ".html", atomically: true, encoding: .utf8)
     let r = try Panelctl.run([
       "calibrate", "--board", "Tests/Fixtures/calibration/\(panel).toml", "--plan", "calibration/plans/sim-plate4.toml",
       "--mode", "unattended", "--speed", "0", "--session", dir.appendingPathComponent("session").path, "--out", cal,
     ])
-    Self.expectOneLine(r, status: 2, contains: ["calibration failed"] + parts)
+    Self.expectOneLine(r, status: 2, contains: ["calibration failed"] + parts + ["see \(dir.path)/cal.failed.certificate.html"])
     #expect(try String(contentsOfFile: cal, encoding: .utf8) == good, "a failed calibration replaced the good one")
-    let summary = try Self.summary(dir.appendingPathComponent("cal.certificate.json").path)
+    for ext in [".json", ".html"] {
+      #expect(try String(contentsOfFile: certificate + ext, encoding: .utf8) == "the good record's")
+    }
+    let summary = try Self.summary(dir.appendingPathComponent("cal.failed.certificate.json").path)
     #expect(summary.result == "fail")
-    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("cal.certificate.html").path))
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("cal.failed.certificate.html").path))
   }
 
   /// Copies the plate's live session and edits its plan.toml.
@@ -324,7 +331,37 @@ extension CalibrateTests {
     try plan.write(toFile: dir.path + "/plan.toml", atomically: true, encoding: .utf8)
     let r = try Panelctl.run(["calibrate", "--board", "boards/sim-grid.toml", "--session", dir.path, "--out", dir.path + "/c.toml"])
     Self.expectOneLine(r, status: 2, contains: ["cell 16: coverage", "no fit placement within one pitch"])
-    let s = try Self.summary(dir.path + "/c.certificate.json")
+    let s = try Self.summary(dir.path + "/c.failed.certificate.json")
     #expect(s.result == "fail")
+  }
+}
+
+extension CalibrateTests {
+  /// A fixture's session may carry fields of its own (CONTRACTS.md: "a
+  /// field may be added to any format"): a key in plan.toml, a column in a
+  /// step recording. They are warnings, and the calibration goes on.
+  @Test func aSessionWithFieldsOfItsOwnIsComputedWithWarnings() throws {
+    let (dir, session) = try Self.editedSession { "operator = \"bob\"\n" + $0 }
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let step = session + "/step-05.csv"
+    let rows = try String(contentsOfFile: step, encoding: .utf8).split(separator: "\n")
+    let widened = [rows[0] + ",fixture_note"] + rows.dropFirst().map { $0 + ",ok" }
+    try (widened.joined(separator: "\n") + "\n").write(toFile: step, atomically: true, encoding: .utf8)
+    let r = try Panelctl.run(["calibrate", "--board", "boards/sim-plate4.toml", "--session", session, "--out", dir.path + "/c.toml"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("panelctl: warning: ") }
+    #expect(
+      warnings == [
+        "panelctl: warning: \(session)/plan.toml:1: operator: not a key panelctl reads: ignored",
+        "panelctl: warning: \(step):1: column 7: \"fixture_note\" is not a recording column: ignored",
+      ], "\(r.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir.path + "/c.toml"))
+  }
+
+  @Test func aMissingSessionDirectoryIsNamed() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let r = try Panelctl.run(["calibrate", "--board", "boards/sim-plate4.toml", "--session", dir.path + "/none", "--out", dir.path + "/c.toml"])
+    Self.expectOneLine(r, status: 1, contains: ["\(dir.path)/none: no such session directory"])
   }
 }

@@ -86,3 +86,24 @@ import Testing
     }
   }
 }
+
+extension StreamRecordReplayTests {
+  /// A recording with a column another program added replays, with one
+  /// warning naming the column.
+  @Test func aRecordingWithAnExtraColumnReplaysWithAWarning() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let csv = dir.appendingPathComponent("r.csv").path
+    let record = try Panelctl.run(["record", "--board", "boards/sim-plate4.toml", "--out", csv, "--speed", "0"])
+    #expect(record.status == 0, "\(record.stderr)")
+    let arguments = ["replay", csv, "--board", "boards/sim-plate4.toml", "--calibration", "calibration/sim-plate4.toml"]
+    let plain = try Panelctl.run(arguments)
+    let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+    let widened = ["\u{FEFF}" + rows[0] + ",operator"] + rows.dropFirst().map { $0 + ",bob" }
+    try (widened.joined(separator: "\n") + "\n").write(toFile: csv, atomically: true, encoding: .utf8)
+    let r = try Panelctl.run(arguments)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr == "panelctl: warning: \(csv):1: column 7: \"operator\" is not a recording column: ignored\n")
+    #expect(r.stdout == plain.stdout)
+  }
+}

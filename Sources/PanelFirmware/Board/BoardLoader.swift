@@ -19,10 +19,8 @@ extension Board {
 
     let panel = try root.table("panel")
     try panel.rejectUnknownKeys(["width_mm", "height_mm"])
-    let width = try panel.double("width_mm")
-    let height = try panel.double("height_mm")
-    if !(width > 0) { throw panel.error("width_mm", "must be greater than 0") }
-    if !(height > 0) { throw panel.error("height_mm", "must be greater than 0") }
+    let width = try panel.double("width_mm", in: .length_mm)
+    let height = try panel.double("height_mm", in: .length_mm)
 
     let (cells, grid) = try Board.loadCells(root, width: width, height: height)
 
@@ -31,8 +29,7 @@ extension Board {
 
     let sampling = try root.table("sampling")
     try sampling.rejectUnknownKeys(["rate_hz"])
-    let rate = try sampling.int("rate_hz")
-    if rate < 1 || rate > 100_000 { throw sampling.error("rate_hz", "must be 1...100000, is \(rate)") }
+    let rate = try sampling.int("rate_hz", in: 1...100_000)
 
     var interaction = InteractionSettings()
     interaction.maxTouches = grid == nil ? 1 : 10
@@ -61,20 +58,22 @@ extension Board {
         throw list[0].error("x_mm", "a board has either [grid] or [[cell]], not both")
       }
       try grid.rejectUnknownKeys(["cols", "rows", "pitch_mm"])
-      let cols = try grid.int("cols")
-      let rows = try grid.int("rows")
-      let pitch = try grid.double("pitch_mm")
-      if cols < 1 { throw grid.error("cols", "must be at least 1") }
-      if rows < 1 { throw grid.error("rows", "must be at least 1") }
+      let cols = try grid.int("cols", in: 1...Capacity.cells)
+      let rows = try grid.int("rows", in: 1...Capacity.cells)
+      let pitch = try grid.double("pitch_mm", in: .length_mm)
       if cols * rows > Capacity.cells {
         throw grid.error("rows", "cols x rows = \(cols * rows) cells, more than \(Capacity.cells)")
       }
-      if !(pitch > 0) { throw grid.error("pitch_mm", "must be greater than 0") }
-      if Double(cols) * pitch > width + 1e-9 {
-        throw grid.error("cols", "\(cols) cells at \(pitch) mm do not fit the panel's width of \(width) mm")
+      // Every cell centre must be on the panel (the outer cells may reach past its edge).
+      let lastX = (Double(cols) - 0.5) * pitch
+      let lastY = (Double(rows) - 0.5) * pitch
+      if lastX > width + 1e-9 {
+        throw grid.error(
+          "cols", "\(cols) cells at \(pitch) mm do not fit the panel's width of \(width) mm (the last centre is at \(lastX) mm)")
       }
-      if Double(rows) * pitch > height + 1e-9 {
-        throw grid.error("rows", "\(rows) cells at \(pitch) mm do not fit the panel's height of \(height) mm")
+      if lastY > height + 1e-9 {
+        throw grid.error(
+          "rows", "\(rows) cells at \(pitch) mm do not fit the panel's height of \(height) mm (the last centre is at \(lastY) mm)")
       }
       var cells: [CellPosition] = []
       for k in 0..<(cols * rows) {
@@ -107,17 +106,17 @@ extension Board {
 extension InteractionSettings {
   mutating func load(_ t: TOMLTable) throws(FileError) {
     try t.rejectUnknownKeys(InteractionSettings.keys)
-    averageTouch_n = try t.optionalDouble("average_touch_n") ?? averageTouch_n
-    maxForce = try t.optionalDouble("max_force") ?? maxForce
+    averageTouch_n = try t.optionalDouble("average_touch_n", in: .averageTouch_n) ?? averageTouch_n
+    maxForce = try t.optionalDouble("max_force", in: .maxForce) ?? maxForce
     hint = try t.optionalDouble("hint") ?? hint
     peek = try t.optionalDouble("peek") ?? peek
     pop = try t.optionalDouble("pop") ?? pop
     exitRatio = try t.optionalDouble("exit_ratio") ?? exitRatio
     stageHold_ms = try t.optionalDouble("stage_hold_ms") ?? stageHold_ms
-    dragSlop_mm = try t.optionalDouble("drag_slop_mm") ?? dragSlop_mm
-    swipeUp_mm = try t.optionalDouble("swipe_up_mm") ?? swipeUp_mm
+    dragSlop_mm = try t.optionalDouble("drag_slop_mm", in: .length_mm) ?? dragSlop_mm
+    swipeUp_mm = try t.optionalDouble("swipe_up_mm", in: .length_mm) ?? swipeUp_mm
     longPress_s = try t.optionalDouble("long_press_s") ?? longPress_s
-    longPressSlop_mm = try t.optionalDouble("long_press_slop_mm") ?? longPressSlop_mm
+    longPressSlop_mm = try t.optionalDouble("long_press_slop_mm", in: .length_mm) ?? longPressSlop_mm
     forceTouch = try t.optionalBool("force_touch") ?? forceTouch
     maxTouches = try t.optionalInt("max_touches") ?? maxTouches
     if let s = try t.optionalString("sensitivity") {
@@ -126,8 +125,13 @@ extension InteractionSettings {
       }
       sensitivity = value
     }
-    if !(averageTouch_n > 0) { throw t.error("average_touch_n", "must be greater than 0") }
-    if !(maxForce > 0) { throw t.error("max_force", "must be greater than 0") }
+    // The most a touch reports, in newtons, must be within the core's force range.
+    let reported = maxForce * averageTouch_n
+    if !ValueBound.reportedForce_n.contains(reported) {
+      throw t.error(
+        t.has("max_force") ? "max_force" : "average_touch_n",
+        "max_force x average_touch_n = \(reported) N: \(ValueBound.reportedForce_n.violation(reported))")
+    }
     if !(hint > 0) { throw t.error("hint", "must be greater than 0") }
     if !(peek > hint) { throw t.error("peek", "must be greater than hint (\(hint))") }
     if !(pop > peek) { throw t.error("pop", "must be greater than peek (\(peek))") }
@@ -139,10 +143,7 @@ extension InteractionSettings {
     }
     if !(exitRatio > 0 && exitRatio < 1) { throw t.error("exit_ratio", "must be between 0 and 1 (exclusive)") }
     if !(stageHold_ms >= 0 && stageHold_ms <= 1000) { throw t.error("stage_hold_ms", "must be 0...1000") }
-    if !(dragSlop_mm > 0) { throw t.error("drag_slop_mm", "must be greater than 0") }
-    if !(swipeUp_mm > 0) { throw t.error("swipe_up_mm", "must be greater than 0") }
     if !(longPress_s > 0 && longPress_s <= 60) { throw t.error("long_press_s", "must be greater than 0 and at most 60") }
-    if !(longPressSlop_mm > 0) { throw t.error("long_press_slop_mm", "must be greater than 0") }
     if maxTouches < 1 || maxTouches > 16 { throw t.error("max_touches", "must be 1...16") }
   }
 }
@@ -150,14 +151,14 @@ extension InteractionSettings {
 extension DetectionSettings {
   mutating func load(_ t: TOMLTable) throws(FileError) {
     try t.rejectUnknownKeys(DetectionSettings.keys)
-    touchOn_n = try t.optionalDouble("touch_on_n") ?? touchOn_n
+    touchOn_n = try t.optionalDouble("touch_on_n", in: .positiveForce_n) ?? touchOn_n
     touchOff_n = try t.optionalDouble("touch_off_n") ?? touchOff_n
-    debounceFrames = try t.optionalInt("debounce_frames") ?? debounceFrames
-    maxOn_s = try t.optionalDouble("max_on_s") ?? maxOn_s
-    holdAfterRelease_s = try t.optionalDouble("hold_s") ?? holdAfterRelease_s
-    driftUp_s = try t.optionalDouble("drift_up_s") ?? driftUp_s
-    driftDown_s = try t.optionalDouble("drift_down_s") ?? driftDown_s
-    cellFloor_n = try t.optionalDouble("cell_floor_n") ?? cellFloor_n
+    debounceFrames = try t.optionalInt("debounce_frames", in: 1...100) ?? debounceFrames
+    maxOn_s = try t.optionalDouble("max_on_s", in: .maxOn_s) ?? maxOn_s
+    holdAfterRelease_s = try t.optionalDouble("hold_s", in: .holdAfterRelease_s) ?? holdAfterRelease_s
+    driftUp_s = try t.optionalDouble("drift_up_s", in: .timeConstant_s) ?? driftUp_s
+    driftDown_s = try t.optionalDouble("drift_down_s", in: .timeConstant_s) ?? driftDown_s
+    cellFloor_n = try t.optionalDouble("cell_floor_n", in: .force_n) ?? cellFloor_n
     spikeFilter = try t.optionalBool("spike_filter") ?? spikeFilter
     if let s = try t.optionalString("interpolation") {
       switch s {
@@ -167,15 +168,8 @@ extension DetectionSettings {
       default: throw t.error("interpolation", "\"\(s)\" is not one of centroid, parabolic, gaussian")
       }
     }
-    if !(touchOn_n > 0) { throw t.error("touch_on_n", "must be greater than 0") }
     if !(touchOff_n > 0 && touchOff_n <= touchOn_n) {
       throw t.error("touch_off_n", "must be greater than 0 and at most touch_on_n (\(touchOn_n))")
     }
-    if debounceFrames < 1 || debounceFrames > 100 { throw t.error("debounce_frames", "must be 1...100") }
-    if maxOn_s < 0 { throw t.error("max_on_s", "must be 0 (never) or more") }
-    if holdAfterRelease_s < 0 { throw t.error("hold_s", "must be 0 or more") }
-    if !(driftUp_s > 0) { throw t.error("drift_up_s", "must be greater than 0") }
-    if !(driftDown_s > 0) { throw t.error("drift_down_s", "must be greater than 0") }
-    if cellFloor_n < 0 { throw t.error("cell_floor_n", "must be 0 or more") }
   }
 }

@@ -158,11 +158,7 @@ public struct CalibrationRecord: Sendable, Equatable {
 
   /// Loads a record and checks its CRC and, when given, its board.
   public static func load(path: String, board expected: Board? = nil) throws(FileError) -> CalibrationRecord {
-    let text: String
-    do {
-      text = try TextFile.read(path: path)
-    }
-    let record = try CalibrationRecord(text: text, file: path)
+    let record = try CalibrationRecord(text: TextFile.read(path: path), file: path)
     if let expected {
       if record.board != expected.name {
         throw FileError(
@@ -196,11 +192,13 @@ public struct CalibrationRecord: Sendable, Equatable {
         "version \(version) is not supported (expected \(CalibrationRecord.versions.lowerBound)...\(CalibrationRecord.versions.upperBound))")
     }
     let integrity = try root.table("integrity")
+    try integrity.rejectUnknownKeys(["crc32"])
     let stated = try integrity.string("crc32")
     let bytes = Array(text.utf8)
     guard let marker = CalibrationRecord.lastLine(startingWith: "[integrity]", in: bytes) else {
       throw root.error("integrity", "the [integrity] table must come last")
     }
+    try CalibrationRecord.checkTrailer(bytes, after: marker, file: file)
     let computed = CRC32.checksum(bytes[..<marker])
     if stated.lowercased() != hex32(computed) {
       throw integrity.error(
@@ -212,30 +210,47 @@ public struct CalibrationRecord: Sendable, Equatable {
         "offset_counts", "gain_counts_per_n", "linearity_per_n", "tc_zero_counts_per_c", "tc_span_per_c",
         "noise_counts",
       ])
-      let gain = try t.double("gain_counts_per_n")
-      if gain == 0 || !gain.isFinite { throw t.error("gain_counts_per_n", "must be a non-zero number") }
+      let gain = try t.double("gain_counts_per_n", in: .gain_counts_per_n)
+      if gain == 0 { throw t.error("gain_counts_per_n", "must be a non-zero number") }
       cells.append(
         CellParameters(
-          offset_counts: try t.double("offset_counts"), gain_counts_per_n: gain,
-          linearity_per_n: try t.optionalDouble("linearity_per_n") ?? 0,
-          tcZero_counts_per_c: try t.optionalDouble("tc_zero_counts_per_c") ?? 0,
-          tcSpan_per_c: try t.optionalDouble("tc_span_per_c") ?? 0,
-          noise_counts: try t.optionalDouble("noise_counts")))
+          offset_counts: try t.double("offset_counts", in: .counts), gain_counts_per_n: gain,
+          linearity_per_n: try t.optionalDouble("linearity_per_n", in: .coefficient) ?? 0,
+          tcZero_counts_per_c: try t.optionalDouble("tc_zero_counts_per_c", in: .counts) ?? 0,
+          tcSpan_per_c: try t.optionalDouble("tc_span_per_c", in: .coefficient) ?? 0,
+          noise_counts: try t.optionalDouble("noise_counts", in: ValueBound(0...ValueBound.counts.upper, "counts"))))
     }
     if cells.isEmpty { throw FileError(file: file, field: "cell", message: "no [[cell]] entries") }
+    let result = try root.optionalString("result") ?? ""
+    if result == "fail" {
+      throw root.error("result", "the record says the calibration failed (result = \"fail\"): it cannot be used")
+    }
+    if result != "" && result != "pass" {
+      throw root.error("result", "\"\(result)\" is not one of pass, fail")
+    }
     var fit: FitSummary?
     if let t = try root.optionalTable("fit") {
       try t.rejectUnknownKeys(["model", "spread_mm", "placements", "residual_pct"])
       fit = FitSummary(
-        model: try t.string("model"), spread_mm: try t.optionalDouble("spread_mm"),
-        placements: try t.int("placements"), residual_pct: try t.double("residual_pct"))
+        model: try t.string("model"), spread_mm: try t.optionalDouble("spread_mm", in: .length_mm),
+        placements: try t.int("placements", in: 0...1_000_000),
+        residual_pct: try t.double("residual_pct", in: ValueBound(0...1e6, "%")))
     }
     var coupling: [[Double]]?
     if let t = try root.optionalTable("coupling") {
       try t.rejectUnknownKeys(["rows"])
       let rows = try t.doubleRows("rows") ?? []
+      if cells.count > CouplingMatrix.capacity {
+        throw t.error(
+          "rows", "a coupling matrix is for boards of up to \(CouplingMatrix.capacity) cells, the record has \(cells.count)")
+      }
       if rows.count != cells.count || rows.contains(where: { $0.count != cells.count }) {
         throw t.error("rows", "must be \(cells.count) rows of \(cells.count) numbers (one per cell)")
+      }
+      for (i, row) in rows.enumerated() {
+        for value in row where !ValueBound.coupling.contains(value) {
+          throw t.error("rows", element: i, ValueBound.coupling.violation(value))
+        }
       }
       coupling = rows
     }
@@ -252,12 +267,39 @@ public struct CalibrationRecord: Sendable, Equatable {
       board: try root.string("board"), serial: try root.string("serial"),
       created: try root.optionalString("created") ?? "", source: try root.optionalString("source") ?? "",
       plan: try root.optionalString("plan") ?? "",
-      referenceTemperature_c: try root.optionalDouble("reference_temp_c") ?? 25, cells: cells,
-      result: try root.optionalString("result") ?? "", fit: fit, coupling: coupling, checks: checks)
+      referenceTemperature_c: try root.optionalDouble("reference_temp_c", in: .temperature_c) ?? 25, cells: cells,
+      result: result, fit: fit, coupling: coupling, checks: checks)
   }
 }
 
 extension CalibrationRecord {
+  /// The CRC covers the bytes before the `[integrity]` line, so nothing
+  /// after it may change the record: only the `crc32` line, blank lines
+  /// and comments. Anything else is an error naming its line.
+  static func checkTrailer(_ bytes: [UInt8], after marker: Int, file: String) throws(FileError) {
+    var lineNumber = bytes[..<marker].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+    var sawCRC = false
+    var first = true
+    for line in bytes[marker...].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+      defer { lineNumber += 1 }
+      if first {
+        first = false
+        continue
+      }
+      let text = String(decoding: line, as: UTF8.self).drop { $0 == " " || $0 == "\t" }
+      if text.isEmpty || text.hasPrefix("#") || text.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
+        continue
+      }
+      if !sawCRC && text.hasPrefix("crc32") {
+        sawCRC = true
+        continue
+      }
+      throw FileError(
+        file: file, line: lineNumber, field: "[integrity]",
+        message: "only crc32 may follow the [integrity] line: the CRC does not cover what comes after it")
+    }
+  }
+
   /// Offset of the last line that starts with `prefix`.
   static func lastLine(startingWith prefix: String, in bytes: [UInt8]) -> Int? {
     let p = Array(prefix.utf8)

@@ -29,10 +29,10 @@ public struct DetectionSettings: Sendable, Equatable {
     c.touchOff = Force_mN(newtons: touchOff_n)
     c.debounceOn = debounceFrames
     c.debounceOff = debounceFrames
-    c.maxOn_ms = Int((maxOn_s * 1000).rounded())
-    c.holdAfterRelease_ms = Int((holdAfterRelease_s * 1000).rounded())
-    c.driftUp_ms = Int((driftUp_s * 1000).rounded())
-    c.driftDown_ms = Int((driftDown_s * 1000).rounded())
+    c.maxOn_ms = DetectionSettings.milliseconds(maxOn_s)
+    c.holdAfterRelease_ms = DetectionSettings.milliseconds(holdAfterRelease_s)
+    c.driftUp_ms = DetectionSettings.milliseconds(driftUp_s)
+    c.driftDown_ms = DetectionSettings.milliseconds(driftDown_s)
     c.reseedLevel = Force_mN(newtons: touchOn_n / 2)
     c.cellFloor = Force_mN(newtons: cellFloor_n)
     c.spikeFilter = spikeFilter
@@ -43,5 +43,12 @@ public struct DetectionSettings: Sendable, Equatable {
     // touches in progress lose their contacts.)
     c.maxContacts = maxTouches <= 1 ? 1 : Capacity.contacts
     return c
+  }
+
+  /// `seconds` in whole milliseconds, held to 0 and the longest time a board file
+  /// accepts (`ValueBound.maxOn_s`, a day) so that frame counts at any rate
+  /// fit an `Int`: settings built in code are as safe as loaded ones.
+  static func milliseconds(_ seconds: Double) -> Int {
+    Int(saturating: (max(0, min(seconds, ValueBound.maxOn_s.upper)) * 1000).rounded())
   }
 }

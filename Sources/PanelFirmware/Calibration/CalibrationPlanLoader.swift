@@ -25,11 +25,11 @@ extension CalibrationPlan {
       throw header.error(
         "board", "the plan is for board\(others.isEmpty ? "" : "s") \(names), not \"\(board.name)\" (\(board.file))")
     }
-    let reference = try header.optionalDouble("reference_g")
-    if let r = reference, !(r > 0) { throw header.error("reference_g", "must be greater than 0") }
+    let reference = try header.optionalDouble("reference_g", in: .referenceMass_g)
     let timing = try CalibrationTiming(root.optionalTable("timing"))
-    let limits = try CalibrationLimits(root.optionalTable("limits"))
-    let steps = try StepList.parse(root, board: board, timing: timing, session: false)
+    var warnings: [FileError] = []
+    let limits = try CalibrationLimits(root.optionalTable("limits"), .refuse, warnings: &warnings)
+    let steps = try StepList.parse(root, board: board, timing: timing, session: false, warnings: &warnings)
     self.init(
       name: name, board: board.name, description: try header.optionalString("description") ?? "",
       reference_g: reference, timing: timing, limits: limits, steps: steps, file: root.file)
@@ -41,31 +41,35 @@ extension CalibrationTiming {
     self.init()
     guard let t else { return }
     try t.rejectUnknownKeys(CalibrationTiming.keys)
-    func read(_ key: String, _ value: inout Double) throws(FileError) {
-      guard let v = try t.optionalDouble(key) else { return }
-      if !(v > 0) || !v.isFinite { throw t.error(key, "must be greater than 0") }
-      value = v
+    func read(_ key: String, _ value: inout Double, _ bound: ValueBound) throws(FileError) {
+      value = try t.optionalDouble(key, in: bound) ?? value
     }
-    try read("settle_s", &settle_s)
-    try read("window_s", &window_s)
-    try read("record_s", &record_s)
-    try read("tare_s", &tare_s)
-    try read("hold_s", &hold_s)
-    try read("timeout_s", &timeout_s)
-    try read("rise_s", &rise_s)
+    try read("settle_s", &settle_s, .settle_s)
+    try read("window_s", &window_s, .window_s)
+    try read("record_s", &record_s, .stepTime_s)
+    try read("tare_s", &tare_s, .stepTime_s)
+    try read("hold_s", &hold_s, .stepTime_s)
+    try read("timeout_s", &timeout_s, .stepTime_s)
+    try read("rise_s", &rise_s, .rise_s)
   }
 }
 
 extension CalibrationLimits {
-  init(_ t: TOMLTable?) throws(FileError) {
+  init(_ t: TOMLTable?, _ unknown: UnknownKeys, warnings: inout [FileError]) throws(FileError) {
     self.init()
     guard let t else { return }
-    try t.rejectUnknownKeys(CalibrationLimits.keys)
+    try t.checkKeys(CalibrationLimits.keys, unknown, warnings: &warnings)
     for key in CalibrationLimits.keys {
-      guard let v = try t.optionalDouble(key) else { continue }
-      if !(v > 0) || !v.isFinite { throw t.error(key, "must be greater than 0") }
+      guard let v = try t.optionalDouble(key, in: CalibrationLimits.bound(of: key)) else { continue }
       set(key, v)
     }
+  }
+
+  /// A limit's bound, by the unit its name ends in: newtons, millimetres or percent.
+  static func bound(of key: String) -> ValueBound {
+    if key.hasSuffix("_n") { return .positiveForce_n }
+    if key.hasSuffix("_mm") { return .length_mm }
+    return .percent
   }
 }
 
@@ -82,8 +86,11 @@ enum StepList {
   /// may expand to several steps: each of `positions` (or every cell centre
   /// with `at_cells`) gets each of `loads_g` in turn, then a zero with
   /// `zero_after`.
+  /// A session's unknown keys are added to `warnings` (other programs write
+  /// sessions); a plan's are errors.
   static func parse(
-    _ root: TOMLTable, board: Board, timing: CalibrationTiming, session: Bool, directory: String = ""
+    _ root: TOMLTable, board: Board, timing: CalibrationTiming, session: Bool, directory: String = "",
+    warnings: inout [FileError]
   ) throws(FileError) -> [CalibrationStep] {
     let tables = try root.tables("step")
     if tables.isEmpty {
@@ -93,7 +100,7 @@ enum StepList {
     var temperature: Double?
     var taredAt: [Double?] = []
     for t in tables {
-      try t.rejectUnknownKeys(session ? sessionKeys : planKeys)
+      try t.checkKeys(session ? sessionKeys : planKeys, session ? .warn : .refuse, warnings: &warnings)
       let origin = "\(t.file):\(t.line)"
       var role: StepRole?
       if let r = try t.optionalString("role") {
@@ -104,11 +111,9 @@ enum StepList {
       }
       let loads = try self.loads(t, session: session)
       let positions = try self.positions(t, board: board, session: session, loaded: loads.contains { $0 > 0 })
-      let temp = try t.optionalDouble("temp_c")
-      if let c = temp, !(c > -60 && c < 150) { throw t.error("temp_c", "\(c) degC is outside -60...150") }
+      let temp = try t.optionalDouble("temp_c", in: .temperature_c)
       if let c = temp { temperature = c }
-      let record = try t.optionalDouble("record_s")
-      if let r = record, !(r > 0) { throw t.error("record_s", "must be greater than 0") }
+      let record = try t.optionalDouble("record_s", in: .stepTime_s)
       let file = session ? try t.string("file") : ""
       if session && file.isEmpty { throw t.error("file", "must not be empty") }
       if session && !TextFile.exists(Paths.resolve(file, relativeTo: directory)) {
@@ -167,14 +172,12 @@ enum StepList {
     if !session, let list = try t.doubleArray("loads_g") {
       if t.has("load_g") { throw t.error("loads_g", "give load_g or loads_g, not both") }
       if list.isEmpty { throw t.error("loads_g", "needs at least one load") }
-      for (i, v) in list.enumerated() where !(v >= 0) || !v.isFinite {
-        throw t.error("loads_g", element: i, "load \(v) g is negative")
+      for (i, v) in list.enumerated() where !ValueBound.mass_g.contains(v) {
+        throw t.error("loads_g", element: i, ValueBound.mass_g.violation(v))
       }
       return list
     }
-    let load = try t.double("load_g")
-    if !(load >= 0) || !load.isFinite { throw t.error("load_g", "load \(load) g is negative") }
-    return [load]
+    return [try t.double("load_g", in: .mass_g)]
   }
 
   static func positions(_ t: TOMLTable, board: Board, session: Bool, loaded: Bool) throws(FileError)

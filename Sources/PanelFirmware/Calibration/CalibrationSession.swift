@@ -16,6 +16,10 @@ public struct CalibrationSession: Sendable, Equatable {
   public var reference_g: Double?
   public var limits: CalibrationLimits
   public var steps: [CalibrationStep]
+  /// What `load` skipped rather than refused: keys of plan.toml and
+  /// columns of the step recordings that panelctl does not read (other
+  /// programs write sessions and may add fields). One line each.
+  public var warnings: [FileError] = []
 
   public init(
     directory: String, board: String, serial: String, planName: String = "", date: String = "",
@@ -45,29 +49,48 @@ public struct CalibrationSession: Sendable, Equatable {
       reference_g: plan.reference_g, limits: plan.limits, steps: steps)
   }
 
-  /// The path of a step's recording.
-  public func path(of step: CalibrationStep) -> String { directory + step.file }
+  /// The path of a step's recording: `file` as is when absolute, else in
+  /// the session's directory (the same rule `load` checks it with).
+  public func path(of step: CalibrationStep) -> String { Paths.resolve(step.file, relativeTo: directory) }
   public var planPath: String { directory + CalibrationSession.planFile }
 
   /// Loads `directory/plan.toml` and checks it against `board`: the board's
-  /// name, every step's load and position, and that every recording exists.
+  /// name, every step's load and position, and that every recording exists
+  /// and has a valid header. Keys and columns it does not read are
+  /// `warnings`, not errors.
   public static func load(directory: String, board: Board) throws(FileError) -> CalibrationSession {
     let dir = directory.hasSuffix("/") ? directory : directory + "/"
+    if !TextFile.isDirectory(dir) {
+      throw FileError(
+        file: directory,
+        message: TextFile.exists(directory) ? "is not a directory (a session is a directory)" : "no such session directory")
+    }
+    if !TextFile.exists(dir + planFile) {
+      throw FileError(
+        file: dir + planFile, message: "no such file: the session is incomplete (plan.toml is written last) or not a session")
+    }
     let root = try TOML.load(path: dir + planFile)
-    try root.rejectUnknownKeys(["board", "serial", "plan", "date", "reference_g", "limits", "step"])
+    var warnings: [FileError] = []
+    try root.checkKeys(
+      ["board", "serial", "plan", "date", "reference_g", "limits", "step"], .warn, warnings: &warnings)
     let name = try root.string("board")
     if name != board.name {
       throw root.error("board", "the session is for board \"\(name)\", not \"\(board.name)\" (\(board.file))")
     }
     let serial = try root.string("serial")
     if serial.isEmpty { throw root.error("serial", "must not be empty") }
-    let reference = try root.optionalDouble("reference_g")
-    if let r = reference, !(r > 0) { throw root.error("reference_g", "must be greater than 0") }
-    let limits = try CalibrationLimits(root.optionalTable("limits"))
-    let steps = try StepList.parse(root, board: board, timing: CalibrationTiming(), session: true, directory: dir)
-    return CalibrationSession(
+    let reference = try root.optionalDouble("reference_g", in: .referenceMass_g)
+    let limits = try CalibrationLimits(root.optionalTable("limits"), .warn, warnings: &warnings)
+    let steps = try StepList.parse(
+      root, board: board, timing: CalibrationTiming(), session: true, directory: dir, warnings: &warnings)
+    var session = CalibrationSession(
       directory: dir, board: name, serial: serial, planName: try root.optionalString("plan") ?? "",
       date: try root.optionalString("date") ?? "", reference_g: reference, limits: limits, steps: steps)
+    for step in steps {
+      warnings += try RecordingReader(path: session.path(of: step)).warnings
+    }
+    session.warnings = warnings
+    return session
   }
 
   /// The text of `plan.toml`.

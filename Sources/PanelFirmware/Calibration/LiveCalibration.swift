@@ -139,7 +139,7 @@ public struct LiveCalibration<Source: FrontEnd> {
     _ step: CalibrationStep, expectChange: Bool, setPoint: Double?, observer: inout O
   ) throws(CalibrationRunError) {
     let rate = Double(board.rate_hz)
-    let limit = Int(timing.timeout_s * rate)
+    let limit = Int(saturating: timing.timeout_s * rate)
     let reference = detector.level
     detector.restart()
     var frames = 0
@@ -147,7 +147,7 @@ public struct LiveCalibration<Source: FrontEnd> {
     var rows: [Int32] = []
     var times: [Int64] = []
     var temperatures: [Double?] = []
-    let wanted = max(StepData.minimumFrames, Int((step.record_s * rate).rounded()))
+    let wanted = max(StepData.minimumFrames, Int(saturating: (step.record_s * rate).rounded()))
     rows.reserveCapacity(wanted * board.cellCount)
     var recording = false
     var again = 0

@@ -84,7 +84,7 @@ public enum PanelRecordCodec {
     put32(&b, UInt32(truncatingIfNeeded: epoch(record.created)))
     put32(&b, CRC32.checksum(board.name.utf8))
     b += serial + [UInt8](repeating: 0, count: serialSize - serial.count)
-    put16(&b, UInt16(bitPattern: Int16(clamping: Int((record.referenceTemperature_c * 256).rounded()))))
+    put16(&b, UInt16(bitPattern: Int16(saturating: (record.referenceTemperature_c * 256).rounded())))
     b.append(coupling == nil ? 0 : 1)
     b.append(0)
     for c in record.cells {

@@ -26,8 +26,8 @@ public struct StabilityDetector: Sendable {
 
   public init(cellCount: Int, rate_hz: Int, window_s: Double, settle_s: Double) {
     self.cellCount = cellCount
-    windowFrames = max(5, Int((window_s * Double(rate_hz)).rounded()))
-    settleWindows = max(1, Int((settle_s / window_s).rounded(.up)))
+    windowFrames = max(5, Int(saturating: (window_s * Double(rate_hz)).rounded()))
+    settleWindows = max(1, Int(saturating: (settle_s / window_s).rounded(.up)))
     window = [[Int32]](repeating: [Int32](repeating: 0, count: windowFrames), count: cellCount)
     meanStep = [Double](repeating: 0, count: cellCount)
     last = [Int32](repeating: 0, count: cellCount)

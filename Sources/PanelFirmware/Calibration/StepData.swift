@@ -66,7 +66,8 @@ public struct StepData: Sendable {
     let t0 = times[0]
     let span = Double(times[times.count - 1] - t0) / 1e6
     var chunks: [Chunk] = []
-    let count = max(1, Int(span / chunk_s))
+    // At most one chunk per sample: a chunk needs three samples anyway.
+    let count = max(1, min(times.count, Int(saturating: span / chunk_s)))
     if count >= 2 {
       for c in 0..<count {
         let lo = c * times.count / count

@@ -97,7 +97,7 @@ public struct ControlChannel {
         due.append(line.command)
         return
       }
-      let at_us = Int64((at * 1e6).rounded())
+      let at_us = Int64(saturating: (at * 1e6).rounded())
       let index = scheduled.firstIndex { $0.at_us > at_us } ?? scheduled.count
       scheduled.insert((at_us, line.command), at: index)
     } catch {

@@ -24,23 +24,45 @@ public struct RecordingReader {
   /// The path as given.
   public let path: String
   private let source: RecordingLineSource
-  /// Column names for error messages, built once.
+  /// Column names for error messages, built once (the extra columns too).
   private let columnNames: [String]
+  /// Columns after the contract's (another program's additions), by name:
+  /// skipped. `warnings` says so.
+  public let extraColumns: [String]
+
+  /// The largest |t_us| accepted: just under 2^62 us (about 146,000
+  /// years), so that the difference of any two times fits an `Int64`.
+  public static let maxTime_us: Int64 = (1 << 62) - 1
+
+  /// One line per thing in the file that was skipped rather than refused:
+  /// `rec.csv:1: column 7 "note": not a recording column, ignored`.
+  public var warnings: [FileError] {
+    extraColumns.enumerated().map { i, name in
+      FileError(
+        file: path, line: 1, field: "column \(columnNames.count - extraColumns.count + i + 1)",
+        message: "\(String(reflecting: name)) is not a recording column: ignored")
+    }
+  }
 
   /// Opens `path` and reads and validates its header: `t_us`, then `raw_0`...`raw_{N-1}`
-  /// in order, then optionally `temp_c`. Anything else is an error naming the column.
+  /// in order, then optionally `temp_c`, then any columns of other programs
+  /// (skipped: see `warnings`). A UTF-8 byte order mark before the header is
+  /// skipped. Anything else is an error naming the column.
   public init(path: String) throws(FileError) {
     let source = try RecordingLineSource(path: path)
-    guard let row = try source.nextLine() else {
+    guard var row = try source.nextLine() else {
       throw FileError(file: path, message: "empty file (expected a header row t_us,raw_0,...)")
+    }
+    if row.starts(with: [0xEF, 0xBB, 0xBF]) {
+      row = UnsafeBufferPointer(rebasing: row[3...])
     }
     let names = row.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map {
       String(decoding: RecordingText.trimmed($0), as: UTF8.self)
     }
-    header = try RecordingHeader.parse(columns: names, file: path)
+    (header, extraColumns) = try RecordingHeader.parse(columns: names, file: path)
     self.path = path
     self.source = source
-    columnNames = header.columnNames
+    columnNames = header.columnNames + extraColumns
   }
 
   /// Reads the next row: fills `counts[0..<cellCount]` and returns the
@@ -49,7 +71,9 @@ public struct RecordingReader {
   ///
   /// Errors name the file, line and column: a row with the wrong number of
   /// values, a field that is not a number, a count outside the 24-bit range,
-  /// or `t_us` going backwards. `counts` must hold at least `cellCount` values.
+  /// `t_us` beyond +-2^62 or going backwards, `temp_c` outside
+  /// `ValueBound.temperature_c`. Extra columns are not read. `counts` must
+  /// hold at least `cellCount` values.
   public mutating func next(into counts: UnsafeMutableBufferPointer<Int32>) throws(FileError)
     -> (tUs: Int64, temperatureC: Double?)?
   {
@@ -80,9 +104,9 @@ public struct RecordingReader {
     let tUs: Int64
     let timeField = cursor.next()
     switch RecordingText.integer(row, timeField) {
-    case .value(let value): tUs = value
+    case .value(let value) where value.magnitude <= RecordingReader.maxTime_us.magnitude: tUs = value
     case .invalid: throw notANumber(lineNumber, column: 0, row, timeField, "an integer")
-    case .overflow: throw outOfRange(lineNumber, column: 0, row, timeField, "the Int64 range")
+    case .value, .overflow: throw outOfRange(lineNumber, column: 0, row, timeField, RecordingReader.timeLimits)
     }
     for cell in 0..<cellCount {
       let field = cursor.next()
@@ -103,6 +127,9 @@ public struct RecordingReader {
         guard let value = RecordingText.decimal(row, field) else {
           throw notANumber(lineNumber, column: cellCount + 1, row, field, "a decimal number")
         }
+        guard ValueBound.temperature_c.contains(value) else {
+          throw outOfRange(lineNumber, column: cellCount + 1, row, field, "\(ValueBound.temperature_c)")
+        }
         temperature = value
       }
     }
@@ -113,6 +140,12 @@ public struct RecordingReader {
     source.lastTUs = tUs
     return (tUs, temperature)
   }
+
+  /// How much of the file has been read, 0...1 (for progress; shared by
+  /// every copy of the reader).
+  public var fractionRead: Double { source.fractionRead }
+
+  private static let timeLimits = "\(-maxTime_us)...\(maxTime_us) (|t_us| < 2^62)"
 
   private static let countLimits =
     "the 24-bit range \(RecordingHeader.countRange.lowerBound)...\(RecordingHeader.countRange.upperBound)"
@@ -170,11 +203,16 @@ final class RecordingLineSource {
   private(set) var lineNumber = 0
   /// The timestamp of the last row read, shared by all copies of a reader.
   var lastTUs: Int64?
+  /// The file's size when opened, and the bytes read from it so far.
+  let size: Int
+  private var bytesRead = 0
   static let initialCapacity = 256 * 1024
   static let maxLineLength = 16 * 1024 * 1024
 
   init(path: String) throws(FileError) {
     fd = try FilesPOSIX.openForReading(path)
+    var info = stat()
+    size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
     self.path = path
     capacity = RecordingLineSource.initialCapacity
     buffer = .allocate(capacity: capacity)
@@ -220,8 +258,16 @@ final class RecordingLineSource {
         atEnd = true
       } else {
         end += count
+        bytesRead += count
       }
     }
+  }
+
+  /// The fraction of the file consumed (0...1): lines handed out, not
+  /// bytes buffered.
+  var fractionRead: Double {
+    guard size > 0 else { return 1 }
+    return min(1, Double(bytesRead - (end - start)) / Double(size))
   }
 
   private func takeLine(upTo lineEnd: Int, skipping terminator: Int) -> UnsafeBufferPointer<UInt8> {

@@ -159,11 +159,8 @@ enum RecordingText {
     return digits
   }
 
-  /// The largest temperature magnitude `putMillis` accepts.
-  static let maxTemperature = 1e15
-
   /// Writes `value` with exactly three decimals (`24.125`, `-0.500`); returns
-  /// the byte count (at most 21). `value` must be finite and below `maxTemperature`.
+  /// the byte count (at most 21). `value` must be finite, |value| < 1e15.
   static func putMillis(_ value: Double, at destination: UnsafeMutablePointer<UInt8>) -> Int {
     let scaled = Int64((value * 1000).rounded())
     var count = 0

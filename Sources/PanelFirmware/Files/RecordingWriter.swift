@@ -43,9 +43,10 @@ public struct RecordingWriter: ~Copyable {
   }
 
   /// Appends one row. `counts` must hold at least `cellCount` values, each
-  /// within the 24-bit range; `tUs` must not be less than the previous row's.
-  /// `temperatureC` is written with three decimals (nil writes an empty
-  /// field) and is ignored when the header has no `temp_c` column.
+  /// within the 24-bit range; `tUs` must be within +-2^62 and not less than
+  /// the previous row's. `temperatureC` is written with three decimals (nil,
+  /// or a value outside `ValueBound.temperature_c`, writes an empty field)
+  /// and is ignored when the header has no `temp_c` column.
   /// On error nothing of the row is written.
   public mutating func append(tUs: Int64, counts: UnsafeBufferPointer<Int32>, temperatureC: Double?)
     throws(FileError)
@@ -56,6 +57,10 @@ public struct RecordingWriter: ~Copyable {
       throw FileError(
         file: path, line: line, message: "append got \(counts.count) counts, the header has \(cellCount) cells")
     }
+    if tUs.magnitude > RecordingReader.maxTime_us.magnitude {
+      throw FileError(
+        file: path, line: line, field: "column t_us", message: "\(tUs) is outside |t_us| < 2^62")
+    }
     if let lastTUs, tUs < lastTUs {
       throw FileError(file: path, line: line, message: "t_us goes backwards (\(tUs) after \(lastTUs))")
     }
@@ -64,12 +69,6 @@ public struct RecordingWriter: ~Copyable {
       throw FileError(
         file: path, line: line, field: "column raw_\(cell)",
         message: "\(counts[cell]) is outside the 24-bit range \(range.lowerBound)...\(range.upperBound)")
-    }
-    if header.hasTemperature, let temperatureC,
-      !(temperatureC.isFinite && temperatureC.magnitude < RecordingText.maxTemperature)
-    {
-      throw FileError(
-        file: path, line: line, field: "column temp_c", message: "\(temperatureC) cannot be recorded")
     }
 
     let destination = try sink.reserve()
@@ -81,7 +80,9 @@ public struct RecordingWriter: ~Copyable {
     if header.hasTemperature {
       destination[count] = UInt8(ascii: ",")
       count += 1
-      if let temperatureC {
+      // A temperature outside what the reader accepts (a sensor glitch, NaN)
+      // is not a reading: the field stays empty and the recording goes on.
+      if let temperatureC, ValueBound.temperature_c.contains(temperatureC) {
         count += RecordingText.putMillis(temperatureC, at: destination + count)
       }
     }

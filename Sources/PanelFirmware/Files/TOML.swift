@@ -64,16 +64,6 @@ public enum TOML {
   /// Reads and parses the file at `path`. A missing file is the error
   /// `path: no such file`; a file that is not UTF-8 names the first bad line.
   public static func load(path: String) throws(FileError) -> TOMLTable {
-    let bytes = try FilesPOSIX.readWholeFile(path)
-    if String(validating: bytes, as: UTF8.self) == nil {
-      var lineNumber = 1
-      for lineBytes in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-        if String(validating: lineBytes, as: UTF8.self) == nil { break }
-        lineNumber += 1
-      }
-      throw FileError(file: path, line: lineNumber, message: "not valid UTF-8 text")
-    }
-    var parser = TOMLParser(bytes: bytes, file: path)
-    return try parser.parseDocument()
+    try parse(TextFile.read(path: path), file: path)
   }
 }

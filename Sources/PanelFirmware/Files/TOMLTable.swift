@@ -243,6 +243,53 @@ public struct TOMLTable: Sendable {
     return result
   }
 
+  // MARK: Bounded numbers
+
+  /// The number `key`, which must lie within `bound`; throws when missing.
+  public func double(_ key: String, in bound: ValueBound) throws(FileError) -> Double {
+    guard let value = try optionalDouble(key, in: bound) else { throw missing(key) }
+    return value
+  }
+
+  /// The number `key` within `bound`, nil when absent. The error names the
+  /// key and the bound: `[detection] hold_s: must be 0...3600 s, is 1e+300`.
+  public func optionalDouble(_ key: String, in bound: ValueBound) throws(FileError) -> Double? {
+    guard let value = try optionalDouble(key) else { return nil }
+    try check(key, value, in: bound)
+    return value
+  }
+
+  /// The integer `key` within `range`; throws when missing.
+  public func int(_ key: String, in range: ClosedRange<Int>) throws(FileError) -> Int {
+    guard let value = try optionalInt(key, in: range) else { throw missing(key) }
+    return value
+  }
+
+  /// The integer `key` within `range`, nil when absent:
+  /// `[grid] cols: must be 1...256, is 4611686018427387904`.
+  public func optionalInt(_ key: String, in range: ClosedRange<Int>) throws(FileError) -> Int? {
+    guard let value = try optionalInt(key) else { return nil }
+    if !range.contains(value) {
+      throw error(key, "must be \(range.lowerBound)...\(range.upperBound), is \(value)")
+    }
+    return value
+  }
+
+  /// The array of numbers `key`, each within `bound`, nil when absent.
+  public func doubleArray(_ key: String, in bound: ValueBound) throws(FileError) -> [Double]? {
+    guard let values = try doubleArray(key) else { return nil }
+    for (index, value) in values.enumerated() where !bound.contains(value) {
+      throw error(key, element: index, bound.violation(value))
+    }
+    return values
+  }
+
+  /// Throws naming `key` and `bound` when `value` (read from `key`, or
+  /// computed from it) is outside `bound`.
+  public func check(_ key: String, _ value: Double, in bound: ValueBound) throws(FileError) {
+    if !bound.contains(value) { throw error(key, bound.violation(value)) }
+  }
+
   // MARK: Validation
 
   /// Throws naming the first key (in file order) not in `allowed`, to catch
@@ -251,6 +298,21 @@ public struct TOMLTable: Sendable {
     for key in keys where !allowed.contains(key) {
       let expected = allowed.map(TOMLKeys.display).joined(separator: ", ")
       throw error(key, "unknown key (expected one of: \(expected))")
+    }
+  }
+
+  /// Checks the keys against `allowed` the way `policy` says: `.refuse`
+  /// throws as `rejectUnknownKeys` does; `.warn` adds one warning per
+  /// unknown key to `warnings` (`[limits] operator: not a key panelctl
+  /// reads: ignored`), for formats other programs write, which may add fields.
+  public func checkKeys(_ allowed: [String], _ policy: UnknownKeys, warnings: inout [FileError]) throws(FileError) {
+    switch policy {
+    case .refuse:
+      try rejectUnknownKeys(allowed)
+    case .warn:
+      for key in keys where !allowed.contains(key) {
+        warnings.append(error(key, "not a key panelctl reads: ignored"))
+      }
     }
   }
 
@@ -325,6 +387,16 @@ public struct TOMLTable: Sendable {
     default: nil
     }
   }
+}
+
+/// What a reader does with a key it does not know.
+public enum UnknownKeys: Sendable {
+  /// An error: files people edit by hand (boards, plans, regions, scenarios),
+  /// where an unknown key is most likely a typo.
+  case refuse
+  /// A warning, and the key is ignored: files other programs write (a
+  /// session's plan.toml), which may add fields (CONTRACTS.md).
+  case warn
 }
 
 /// How keys are shown in names and error fields.

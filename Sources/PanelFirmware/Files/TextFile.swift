@@ -1,36 +1,36 @@
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
-/// Whole small text files (board, plan and calibration files).
+/// Whole small text files: the one reader behind every TOML file (boards,
+/// plans, scenarios, regions, sessions, calibration records), so that each
+/// says the same about a missing file, a directory or bytes that are not text.
 public enum TextFile {
-  /// The file's contents as UTF-8 text.
+  /// The file's contents as UTF-8 text. Errors: `path: no such file`,
+  /// `path: is a directory, not a file`, `path:LINE: not valid UTF-8 text`
+  /// (the first bad line), or the system's reason.
   public static func read(path: String) throws(FileError) -> String {
-    guard let f = fopen(path, "rb") else {
-      throw FileError(file: path, message: String(cString: strerror(errno)).lowercased())
+    let bytes = try FilesPOSIX.readWholeFile(path)
+    if let text = String(validating: bytes, as: UTF8.self) { return text }
+    var lineNumber = 1
+    for lineBytes in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+      if String(validating: lineBytes, as: UTF8.self) == nil { break }
+      lineNumber += 1
     }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let n = fread(&chunk, 1, chunk.count, f)
-      if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-      if n < chunk.count {
-        if ferror(f) != 0 {
-          throw FileError(file: path, message: "read failed: " + String(cString: strerror(errno)))
-        }
-        break
-      }
-    }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw FileError(file: path, message: "is not UTF-8 text")
-    }
-    return text
+    throw FileError(file: path, line: lineNumber, message: "not valid UTF-8 text")
   }
 
-  /// Whether `path` names an existing file.
+  /// Whether `path` names an existing file (or directory).
   public static func exists(_ path: String) -> Bool {
     var s = stat()
     return stat(path, &s) == 0
+  }
+
+  /// Whether `path` names an existing directory.
+  public static func isDirectory(_ path: String) -> Bool {
+    var s = stat()
+    return stat(path, &s) == 0 && (s.st_mode & S_IFMT) == S_IFDIR
   }
 }

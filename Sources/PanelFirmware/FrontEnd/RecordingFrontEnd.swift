@@ -23,6 +23,14 @@ public struct RecordingFrontEnd: FrontEnd {
     }
   }
 
+  /// How much of the recording has been replayed, 0...1. Copies of this
+  /// front end share the reader, so a copy kept aside follows a running loop.
+  public var fractionRead: Double { reader.fractionRead }
+
+  /// What the recording holds that replay skips (columns other programs
+  /// added), one warning each.
+  public var warnings: [FileError] { reader.warnings }
+
   public mutating func start() throws(FrontEndError) {}
 
   public mutating func next(into frame: inout RawFrame) throws(FrontEndError) -> Bool {

@@ -33,9 +33,10 @@ public struct ControlLine: Sendable {
     var at: Double?
     if word == "at" {
       let (time, after) = ControlLine.split(tail)
-      guard let t = Double(time), t >= 0, t.isFinite else {
+      guard let t = Double(time) else {
         throw fail("at", "expected a time in seconds (0 or more), found \"\(time)\"")
       }
+      if !ValueBound.scriptTime_s.contains(t) { throw fail("at", ValueBound.scriptTime_s.violation(t)) }
       at = t
       (word, tail) = ControlLine.split(after)
     }

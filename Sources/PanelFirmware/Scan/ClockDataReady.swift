@@ -20,7 +20,7 @@ public struct ClockDataReady: DataReady, Sendable {
 
   public init(rate_hz: Int, speed: Double = 1) {
     let s = speed > 0 ? speed : 1
-    period_ns = Int64((1e9 / Double(max(rate_hz, 1)) / s).rounded())
+    period_ns = max(1, Int64(saturating: (1e9 / Double(max(rate_hz, 1)) / s).rounded()))
   }
 
   public mutating func wait(timeout_us: Int64) throws(DataReadyError) -> Bool {

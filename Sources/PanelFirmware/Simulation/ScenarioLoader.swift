@@ -13,14 +13,13 @@ extension Scenario {
       try s.rejectUnknownKeys(["name", "description", "duration_s", "temperature_c", "temperature"])
       name = try s.optionalString("name") ?? name
       _ = try s.optionalString("description")
-      duration = try s.optionalDouble("duration_s")
-      if let d = duration, !(d > 0) { throw s.error("duration_s", "must be greater than 0") }
-      if let c = try s.optionalDouble("temperature_c") {
+      duration = try s.optionalDouble("duration_s", in: .runLength_s)
+      if let c = try s.optionalDouble("temperature_c", in: .temperature_c) {
         if s.has("temperature") { throw s.error("temperature", "give temperature_c or temperature, not both") }
         temperature = [Keyframe(0, c)]
       }
       if let rows = try s.doubleRows("temperature") {
-        temperature = try Scenario.keyframes(rows, table: s, key: "temperature", columns: 2)
+        temperature = try Scenario.keyframes(rows, table: s, key: "temperature", values: [.temperature_c])
           .map { Keyframe($0[0], $0[1]) }
         if temperature.isEmpty { throw s.error("temperature", "needs at least one [t_s, degC] pair") }
       }
@@ -36,9 +35,8 @@ extension Scenario {
       if cell < 0 || cell >= board.cellCount {
         throw f.error("cell", "cell \(cell) does not exist (the board has cells 0...\(board.cellCount - 1))")
       }
-      let start = try f.double("start_s")
-      let end = try f.optionalDouble("end_s") ?? .infinity
-      if start < 0 { throw f.error("start_s", "must be 0 or more") }
+      let start = try f.double("start_s", in: .scriptTime_s)
+      let end = try f.optionalDouble("end_s", in: .scriptTime_s) ?? .infinity
       if !(end > start) { throw f.error("end_s", "must be after start_s") }
       if let kind = try f.optionalString("kind"), kind != "open" {
         throw f.error("kind", "\"\(kind)\" is not a fault the simulator knows (expected: open)")
@@ -55,27 +53,19 @@ extension Scenario {
       "name", "start_s", "x_mm", "y_mm", "path", "force_n", "rise_s", "hold_s", "fall_s", "force",
     ])
     _ = try t.optionalString("name")
-    let start = try t.double("start_s")
-    if start < 0 { throw t.error("start_s", "must be 0 or more") }
+    let start = try t.double("start_s", in: .scriptTime_s)
 
     // Force: a trapezoid or keyframes.
     var force: [Keyframe]
     if let rows = try t.doubleRows("force") {
       if t.has("force_n") { throw t.error("force", "give force_n (with hold_s) or force, not both") }
-      force = try keyframes(rows, table: t, key: "force", columns: 2).map { Keyframe($0[0], $0[1]) }
-      for (i, k) in force.enumerated() where k.value < 0 {
-        throw t.error("force", "row \(i + 1): force \(k.value) N is negative")
-      }
+      force = try keyframes(rows, table: t, key: "force", values: [.force_n]).map { Keyframe($0[0], $0[1]) }
       if force.count < 2 { throw t.error("force", "needs at least two [t_s, newtons] rows") }
     } else {
-      let f = try t.double("force_n")
-      if !(f > 0) { throw t.error("force_n", "must be greater than 0") }
-      let hold = try t.double("hold_s")
-      let rise = try t.optionalDouble("rise_s") ?? 0.05
-      let fall = try t.optionalDouble("fall_s") ?? 0.05
-      if hold < 0 { throw t.error("hold_s", "must be 0 or more") }
-      if rise < 0 { throw t.error("rise_s", "must be 0 or more") }
-      if fall < 0 { throw t.error("fall_s", "must be 0 or more") }
+      let f = try t.double("force_n", in: .positiveForce_n)
+      let hold = try t.double("hold_s", in: .scriptTime_s)
+      let rise = try t.optionalDouble("rise_s", in: .scriptTime_s) ?? 0.05
+      let fall = try t.optionalDouble("fall_s", in: .scriptTime_s) ?? 0.05
       force = ScriptedTouch.trapezoid(force_n: f, rise_s: rise, hold_s: hold, fall_s: fall)
     }
 
@@ -84,7 +74,7 @@ extension Scenario {
     var ys: [Keyframe] = []
     if let rows = try t.doubleRows("path") {
       if t.has("x_mm") || t.has("y_mm") { throw t.error("path", "give x_mm and y_mm or path, not both") }
-      for (i, r) in try keyframes(rows, table: t, key: "path", columns: 3).enumerated() {
+      for (i, r) in try keyframes(rows, table: t, key: "path", values: [nil, nil]).enumerated() {
         try onPanel(r[1], r[2], board: board, table: t, key: "path", row: i + 1)
         xs.append(Keyframe(r[0], r[1]))
         ys.append(Keyframe(r[0], r[2]))
@@ -110,17 +100,28 @@ extension Scenario {
       "\(at)(\(x), \(y)) mm is off the panel (0...\(board.width_mm) x 0...\(board.height_mm) mm)")
   }
 
-  /// Rows of numbers with `columns` each and increasing first column (time).
-  static func keyframes(_ rows: [[Double]], table: TOMLTable, key: String, columns: Int) throws(FileError)
+  /// Rows of a time (`ValueBound.scriptTime_s`, never going backwards)
+  /// followed by one number within each of `values` (nil: checked by the
+  /// caller, as positions are against the panel).
+  static func keyframes(_ rows: [[Double]], table: TOMLTable, key: String, values: [ValueBound?]) throws(FileError)
     -> [[Double]]
   {
+    let columns = values.count + 1
     var last = -Double.infinity
     for (i, r) in rows.enumerated() {
       if r.count != columns {
         throw table.error(key, "row \(i + 1) has \(r.count) numbers, expected \(columns)")
       }
       if r[0] < 0 { throw table.error(key, "row \(i + 1): time \(r[0]) s is negative") }
+      if !ValueBound.scriptTime_s.contains(r[0]) {
+        throw table.error(key, "row \(i + 1): time \(ValueBound.scriptTime_s.violation(r[0]))")
+      }
       if r[0] < last { throw table.error(key, "row \(i + 1): time \(r[0]) s goes backwards") }
+      for (bound, value) in zip(values, r.dropFirst()) {
+        if let bound, !bound.contains(value) {
+          throw table.error(key, "row \(i + 1): \(value) is outside \(bound)")
+        }
+      }
       last = r[0]
     }
     return rows

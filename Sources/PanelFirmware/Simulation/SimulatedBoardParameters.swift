@@ -27,16 +27,14 @@ public struct SimulatedBoardParameters: Sendable, Equatable {
 
   public init(table t: TOMLTable) throws(FileError) {
     physics = try SimulationParameters(table: t, extraKeys: SimulatedBoardParameters.keys)
-    func nonNegative(_ key: String, _ value: inout Double) throws(FileError) {
-      guard let v = try t.optionalDouble(key) else { return }
-      if !v.isFinite || v < 0 { throw t.error(key, "must be 0 or more") }
-      value = v
+    func read(_ key: String, _ value: inout Double, _ bound: ValueBound) throws(FileError) {
+      value = try t.optionalDouble(key, in: bound) ?? value
     }
-    try nonNegative("host_overhead_us", &hostOverhead_us)
-    try nonNegative("oscillator_tolerance", &oscillatorTolerance)
-    try nonNegative("chip_offset_counts", &chipOffset_counts)
-    try nonNegative("analog_settle_ms", &analogSettle_ms)
-    try nonNegative("calibration_ms", &calibration_ms)
+    try read("host_overhead_us", &hostOverhead_us, ValueBound(0...1_000_000, "us"))
+    try read("oscillator_tolerance", &oscillatorTolerance, ValueBound(0...1))
+    try read("chip_offset_counts", &chipOffset_counts, ValueBound(0...ValueBound.counts.upper, "counts"))
+    try read("analog_settle_ms", &analogSettle_ms, ValueBound(0...10_000, "ms"))
+    try read("calibration_ms", &calibration_ms, ValueBound(0...10_000, "ms"))
     if oscillatorTolerance >= 0.2 { throw t.error("oscillator_tolerance", "must be below 0.2") }
     absent = try t.intArray("absent") ?? []
   }

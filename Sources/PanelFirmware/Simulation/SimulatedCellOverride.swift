@@ -17,8 +17,13 @@ public struct SimulatedCellOverride: Sendable, Equatable {
   public var offset_counts: Double?
   public var crosstalkFrom: Int?
   public var crosstalk: Double?
-  /// The line of `index`, for errors found once the board is known.
+  /// Where `index` and `crosstalk_from` were, for errors found once the
+  /// board is known: line and field as every other error names them
+  /// (`frontend.cell[2] index`).
   var line: Int?
+  var field = "frontend.cell index"
+  var crosstalkLine: Int?
+  var crosstalkField = "frontend.cell crosstalk_from"
 
   public init(index: Int, dead: Bool = false, gain_counts_per_n: Double? = nil,
               nonlinearity_per_n: Double? = nil, offset_counts: Double? = nil) {
@@ -38,17 +43,19 @@ public struct SimulatedCellOverride: Sendable, Equatable {
     index = try t.int("index")
     if index < 0 { throw t.error("index", "must be 0 or more") }
     dead = try t.optionalBool("dead") ?? false
-    gain_counts_per_n = try t.optionalDouble("gain_counts_per_n")
-    if let g = gain_counts_per_n, !(g > 0) { throw t.error("gain_counts_per_n", "must be greater than 0") }
-    nonlinearity_per_n = try t.optionalDouble("nonlinearity_per_n")
-    offset_counts = try t.optionalDouble("offset_counts")
+    gain_counts_per_n = try t.optionalDouble("gain_counts_per_n", in: .simulatedGain)
+    nonlinearity_per_n = try t.optionalDouble("nonlinearity_per_n", in: .coefficient)
+    offset_counts = try t.optionalDouble("offset_counts", in: .counts)
     crosstalkFrom = try t.optionalInt("crosstalk_from")
-    crosstalk = try t.optionalDouble("crosstalk")
+    crosstalk = try t.optionalDouble("crosstalk", in: .coefficient)
     if (crosstalkFrom == nil) != (crosstalk == nil) {
       throw t.error(crosstalk == nil ? "crosstalk_from" : "crosstalk", "give crosstalk_from and crosstalk together")
     }
     if let j = crosstalkFrom, j < 0 || j == index { throw t.error("crosstalk_from", "must be another cell's index") }
     line = t.line(of: "index")
+    field = t.field("index")
+    crosstalkLine = t.line(of: "crosstalk_from")
+    crosstalkField = t.field("crosstalk_from")
   }
 
   /// `cell` with this override applied.
@@ -69,10 +76,17 @@ public struct SimulatedCellOverride: Sendable, Equatable {
 extension SimulationParameters {
   /// Checks the overrides against the board's cells.
   public func check(board: Board) throws(FileError) {
-    for o in overrides where o.index >= board.cellCount || (o.crosstalkFrom ?? 0) >= board.cellCount {
-      throw FileError(
-        file: board.file, line: o.line, field: "[[frontend.cell]] index",
-        message: "cell \(max(o.index, o.crosstalkFrom ?? 0)) does not exist: the board has \(board.cellCount) cells (0...\(board.cellCount - 1))")
+    let cells = "the board has \(board.cellCount) cells (0...\(board.cellCount - 1))"
+    for o in overrides {
+      if o.index >= board.cellCount {
+        throw FileError(
+          file: board.file, line: o.line, field: o.field, message: "cell \(o.index) does not exist: \(cells)")
+      }
+      if let j = o.crosstalkFrom, j >= board.cellCount {
+        throw FileError(
+          file: board.file, line: o.crosstalkLine, field: o.crosstalkField,
+          message: "cell \(j) does not exist: \(cells)")
+      }
     }
   }
 

@@ -31,7 +31,7 @@ public struct SimulatedPanel: FrontEnd {
     self.board = board
     physics = PanelPhysics(board: board, parameters: parameters, scenario: scenario)
     let duration = duration_s ?? scenario.duration_s
-    lastFrame = duration.isFinite ? Int64((duration * Double(board.rate_hz)).rounded()) : Int64.max
+    lastFrame = Int64(saturating: (duration * Double(board.rate_hz)).rounded())
     clock = speed > 0 ? ClockDataReady(rate_hz: board.rate_hz, speed: speed) : nil
   }
 

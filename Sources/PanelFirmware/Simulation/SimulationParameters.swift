@@ -66,27 +66,25 @@ public struct SimulationParameters: Sendable, Equatable {
     }
     serial = try t.optionalString("serial") ?? serial
     scenario = try t.optionalString("scenario") ?? scenario
-    func positive(_ key: String, _ value: inout Double, allowZero: Bool = true) throws(FileError) {
-      guard let v = try t.optionalDouble(key) else { return }
-      if !v.isFinite || v < 0 || (!allowZero && v == 0) {
-        throw t.error(key, allowZero ? "must be 0 or more" : "must be greater than 0")
-      }
-      value = v
+    func read(_ key: String, _ value: inout Double, _ bound: ValueBound) throws(FileError) {
+      value = try t.optionalDouble(key, in: bound) ?? value
     }
-    try positive("gain_counts_per_n", &gain_counts_per_n, allowZero: false)
-    try positive("gain_spread", &gainSpread)
-    try positive("offset_spread_counts", &offsetSpread_counts)
-    try positive("nonlinearity_per_n", &nonlinearity_per_n)
-    try positive("tc_zero_counts_per_c", &tcZero_counts_per_c)
-    try positive("tc_span_per_c", &tcSpan_per_c)
-    try positive("creep", &creep)
-    try positive("creep_tau_s", &creepTau_s, allowZero: false)
-    try positive("noise_counts", &noise_counts)
-    try positive("spike_rate_hz", &spikeRate_hz)
-    try positive("spike_counts", &spike_counts)
-    try positive("stiffness_spread", &stiffnessSpread)
-    try positive("spread_mm", &spread_mm, allowZero: false)
-    temperature_c = try t.optionalDouble("temperature_c") ?? temperature_c
+    let counts = ValueBound(0...ValueBound.counts.upper, "counts")
+    let fraction = ValueBound(0...1)
+    try read("gain_counts_per_n", &gain_counts_per_n, .simulatedGain)
+    try read("gain_spread", &gainSpread, fraction)
+    try read("offset_spread_counts", &offsetSpread_counts, counts)
+    try read("nonlinearity_per_n", &nonlinearity_per_n, fraction)
+    try read("tc_zero_counts_per_c", &tcZero_counts_per_c, counts)
+    try read("tc_span_per_c", &tcSpan_per_c, fraction)
+    try read("creep", &creep, fraction)
+    try read("creep_tau_s", &creepTau_s, .timeConstant_s)
+    try read("noise_counts", &noise_counts, counts)
+    try read("spike_rate_hz", &spikeRate_hz, .rate_hz)
+    try read("spike_counts", &spike_counts, counts)
+    try read("stiffness_spread", &stiffnessSpread, fraction)
+    try read("spread_mm", &spread_mm, .length_mm)
+    try read("temperature_c", &temperature_c, .temperature_c)
     for cell in try t.tables("cell") { overrides.append(try SimulatedCellOverride(table: cell)) }
     if gainSpread >= 0.5 { throw t.error("gain_spread", "must be below 0.5") }
     if stiffnessSpread >= 0.5 { throw t.error("stiffness_spread", "must be below 0.5") }

@@ -10,12 +10,15 @@ public struct RecordingFrameSink: FrameSink {
   }
   let box: Box
   let cellCount: Int
+  /// Rows between flushes of the `.partial` file: about one second's.
+  let flushEvery: UInt64
   /// Frames recorded: a report made without a new frame (the touches
   /// cancelled at the end of a run) adds no row.
   var recorded: UInt64 = 0
 
   public init(path: String, board: Board) throws(FileError) {
     cellCount = board.cellCount
+    flushEvery = UInt64(max(board.rate_hz, 1))
     box = Box(
       try RecordingWriter(path: path, header: RecordingHeader(cellCount: board.cellCount, hasTemperature: true)))
   }
@@ -32,6 +35,7 @@ public struct RecordingFrameSink: FrameSink {
         try box.writer?.append(
           tUs: time, counts: UnsafeBufferPointer(rebasing: counts[0..<n]), temperatureC: temperature)
       }
+      if recorded % flushEvery == 0 { try box.writer?.flush() }
     } catch {
       throw .file(error)
     }

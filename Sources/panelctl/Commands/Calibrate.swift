@@ -22,8 +22,9 @@ extension PanelCtl {
         and computes from it. On a simulated board the simulator places the masses itself. \
         Offline: panelctl calibrate --board B --session DIR --out CAL computes the same from \
         a recorded session. The record goes to CAL (default calibration/BOARD.toml) only when \
-        every check passes; the certificate (CAL without .toml, plus .certificate.html and \
-        .certificate.json) is written either way. Exit status: 0 pass, 2 a check failed, 1 error.
+        every check passes, with its certificate (CAL without .toml, plus .certificate.html and \
+        .certificate.json); a failed run leaves both as they were and writes its certificate \
+        as .failed.certificate.html and .json. Exit status: 0 pass, 2 a check failed, 1 error.
         """)
 
     @Option(name: .long, help: ArgumentHelp("The board file.", valueName: "BOARD.toml"))
@@ -59,7 +60,7 @@ extension PanelCtl {
       if plan == nil && (mode != nil || serial != nil) {
         throw ValidationError("--mode and --serial apply to a live calibration (--plan)")
       }
-      if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be 0 or more, is \(speed)") }
+      try OptionBounds.speed(speed)
     }
 
     /// Stores a passing record on the panel, returning what to say about it.
@@ -73,6 +74,7 @@ extension PanelCtl {
         (directory, panel) = try live(board: b, planPath: plan)
       }
       let recorded = try CalibrationSession.load(directory: directory, board: b)
+      for warning in recorded.warnings { Terminal.writeError("panelctl: warning: \(warning)\n") }
       let result = try CalibrationComputation.run(session: recorded, board: b, created: UTCDate.now())
       try finish(result, board: b, panel: panel)
     }
@@ -167,8 +169,9 @@ extension PanelCtl {
       return Paths.directory(of: b.file) + "../calibration/sessions/\(b.name)-\(safe)-\(UTCDate.stamp())"
     }
 
-    /// Writes the record (file, then panel) when every check passed, and
-    /// the certificate either way.
+    /// Writes the record (file, then panel) and its certificate when every
+    /// check passed. A failed run keeps the previous record and its
+    /// certificate: its own goes to `STEM.failed.certificate.*`.
     func finish(_ result: CalibrationResult, board b: Board, panel: PanelStore?) throws {
       var result = result
       let cal = out ?? CalibrationLookup.defaultPath(for: b)
@@ -185,8 +188,9 @@ extension PanelCtl {
           result.storage = "not stored on the panel: \(error)"
         }
       }
-      try AtomicFile.write(Certificate.html(result), to: stem + ".certificate.html")
-      try AtomicFile.write(Certificate.json(result), to: stem + ".certificate.json")
+      let certificate = stem + (result.passed ? ".certificate" : ".failed.certificate")
+      try AtomicFile.write(Certificate.html(result), to: certificate + ".html")
+      try AtomicFile.write(Certificate.json(result), to: certificate + ".json")
       if let storeFailure { throw storeFailure }
       if case .fixture = mode ?? .unattended {
         CalibrationConsole.writeOutput("result=\(result.passed ? "pass" : "fail")\n")
@@ -195,7 +199,7 @@ extension PanelCtl {
         let failed = result.checks.filter { !$0.passed }.count
         let more = failed > 1 ? " (and \(failed - 1) more failed checks)" : ""
         throw CommandFailure(
-          message: "calibration failed: \(result.firstFailure ?? "")\(more); the previous calibration is kept; see \(stem).certificate.html",
+          message: "calibration failed: \(result.firstFailure ?? "")\(more); the previous calibration is kept; see \(certificate).html",
           status: .checkFailed)
       }
       if Terminal.errorIsTerminal {

@@ -20,7 +20,9 @@ extension PanelCtl {
     var frames = 64
 
     func validate() throws {
-      if frames < 0 { throw ValidationError("--frames must be 0 or more, is \(frames)") }
+      if !(0...OptionBounds.maxFrames).contains(frames) {
+        throw ValidationError("--frames must be 0...\(OptionBounds.maxFrames), is \(frames)")
+      }
     }
 
     func run() throws {

@@ -38,8 +38,8 @@ extension PanelCtl {
 
     func validate() throws {
       if let port, !(1...65535).contains(port) { throw ValidationError("PORT must be 1 to 65535, is \(port)") }
-      if let frames, frames < 1 { throw ValidationError("--frames must be at least 1, is \(frames)") }
-      if let d = duration, !(d > 0) { throw ValidationError("--duration must be greater than 0, is \(d)") }
+      try OptionBounds.frames(frames)
+      try OptionBounds.duration(duration)
       if raw && format == .ndjson { throw ValidationError("--raw is for tuio") }
     }
 
@@ -47,7 +47,7 @@ extension PanelCtl {
       let p = UInt16(port ?? Int(format == .ndjson ? OutputOptions.ndjsonPort : OutputOptions.tuioPort))
       let address = try SocketAddress("\(bind.contains(":") ? "[\(bind)]" : bind):\(p)", datagram: format != .ndjson)
       Terminal.stopOnSignals()
-      var receiver = Receiver(limit: frames, deadline: duration.map { monotonicMicroseconds() + Int64($0 * 1e6) })
+      var receiver = Receiver(limit: frames, deadline: duration.map { monotonicMicroseconds() + Int64(saturating: $0 * 1e6) })
       if format == .ndjson {
         try receiver.lines(on: address)
       } else {
@@ -191,12 +191,12 @@ enum TUIOText {
         if case .int32(let f) = a[0] { fields.append("\"frame\":\(f)") }
         if case .timeTag(let t) = a[1] {
           let seconds = Double(Int64(t.seconds) - OSCTimeTag.unixOffset) + Double(t.fraction) / 4_294_967_296
-          fields.append("\"time\":\(seconds)")
+          fields.append("\"time\":\(number(seconds))")
         }
         if case .string(let s) = a[3] { fields.append("\"source\":\(quoted(s))") }
       case ("/tuio2/ptr", .int32(let id)?) where a.count >= 9:
         let i = touch(id)
-        touches[i].fields += ["\"x\":\(a[3])", "\"y\":\(a[4])", "\"press\":\(a[8])"]
+        touches[i].fields += ["\"x\":\(value(a[3]))", "\"y\":\(value(a[4]))", "\"press\":\(value(a[8]))"]
       case ("/tuio2/alv", _):
         alive = a.compactMap { if case .int32(let v) = $0 { v } else { nil } }
       case ("/tuio/2Dcur", .string("source")?) where a.count == 2:
@@ -207,15 +207,17 @@ enum TUIOText {
       case ("/tuio/2Dcur", .string("set")?) where a.count == 7:
         if case .int32(let id) = a[1] {
           let i = touch(id)
-          touches[i].fields += ["\"x\":\(a[2])", "\"y\":\(a[3])", "\"vx\":\(a[4])", "\"vy\":\(a[5])"]
+          touches[i].fields += [
+            "\"x\":\(value(a[2]))", "\"y\":\(value(a[3]))", "\"vx\":\(value(a[4]))", "\"vy\":\(value(a[5]))",
+          ]
         }
       case ("/tuio/2Dcur", .string("fseq")?) where a.count == 2:
         if case .int32(let f) = a[1] { fields.append("\"frame\":\(f)") }
       case ("/forcepanel/stage", .int32(let id)?) where a.count == 3:
         let i = touch(id)
-        touches[i].fields += ["\"stage\":\(a[1])", "\"force_n\":\(a[2])"]
+        touches[i].fields += ["\"stage\":\(value(a[1]))", "\"force_n\":\(value(a[2]))"]
       case ("/forcepanel/event", .string(let type)?) where a.count == 2:
-        events.append("{\"type\":\(quoted(type)),\"touch\":\(a[1])}")
+        events.append("{\"type\":\(quoted(type)),\"touch\":\(value(a[1]))}")
       default:
         fields.append("\"unknown\":\(quoted(m.address + " " + m.tags))")
       }
@@ -226,6 +228,24 @@ enum TUIOText {
     return "{" + fields.joined(separator: ",") + "}"
   }
 
+  /// An OSC argument as a JSON value: integers and finite floats as
+  /// numbers, strings escaped, a time tag as seconds since 1970, and
+  /// `null` for what JSON cannot hold (NaN, infinities, blobs).
+  static func value(_ a: OSCArgument) -> String {
+    switch a {
+    case .int32(let v): return String(v)
+    case .float32(let v): return v.isFinite ? "\(v)" : "null"
+    case .string(let s): return quoted(s)
+    case .timeTag(let t):
+      return number(Double(Int64(t.seconds) - OSCTimeTag.unixOffset) + Double(t.fraction) / 4_294_967_296)
+    case .blob: return "null"
+    }
+  }
+
+  /// A finite number as JSON, `null` otherwise.
+  static func number(_ v: Double) -> String { v.isFinite ? "\(v)" : "null" }
+
+  /// A JSON string: quotes, backslashes and control characters escaped.
   static func quoted(_ s: String) -> String {
     var out = "\""
     for c in s.unicodeScalars {

@@ -33,7 +33,8 @@ extension PanelCtl {
       var frame = RawFrame(cellCount: board.cellCount)
       var writer = try RecordingWriter(
         path: out, header: RecordingHeader(cellCount: board.cellCount, hasTemperature: true))
-      var progress = Progress(label: "recording", total: length.frames, rate_hz: board.rate_hz)
+      var progress = Progress(
+        label: "recording", total: Progress.frames(length, rate_hz: board.rate_hz), rate_hz: board.rate_hz)
       var count = 0
       while !Terminal.shouldStop {
         if let limit = length.frames, count >= limit { break }
@@ -48,6 +49,8 @@ extension PanelCtl {
             temperatureC: frame.hasTemperature ? frame.temperature.celsius : nil)
         }
         count += 1
+        // Flushed about once a second, so a crash loses at most that much.
+        if count % board.rate_hz == 0 { try writer.flush() }
         progress.update(count)
       }
       progress.finish()

@@ -24,7 +24,10 @@ extension PanelCtl {
       let calibration = try interaction.calibration(board: board, options: boardOptions)
       let setup = try interaction.setup(board: board)
       let source = try RecordingFrontEnd(path: recording, board: board)
-      let run = ReportRun(command: "replay", board: board, calibration: calibration, frames: nil, setup: setup)
+      for warning in source.warnings { Terminal.writeError("panelctl: warning: \(warning)\n") }
+      var run = ReportRun(command: "replay", board: board, calibration: calibration, frames: nil, setup: setup)
+      // The copy shares the reader: it follows the loop through the file.
+      run.progress = ("replaying", { source.fractionRead })
       try output.run(run, source, extra: RecordingFrameSink?.none)
     }
   }

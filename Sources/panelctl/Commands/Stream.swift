@@ -53,6 +53,9 @@ struct ReportRun {
   let calibration: CalibrationRecord
   let frames: Int?
   var setup: InteractionSetup
+  /// A progress line on a terminal: its label and how much of the work is
+  /// done, 0...1 (a replay: how much of the recording is read).
+  var progress: (label: String, fraction: () -> Double)?
 
   init(
     command: String, board: Board, calibration: CalibrationRecord, frames: Int?,
@@ -83,16 +86,23 @@ struct ReportRun {
     try source.start()
     let loop = ScanLoop(source: source, board: board, calibration: calibration, regions: setup.regions)
     let limit = frames.map { UInt64($0) } ?? UInt64.max
+    var bar = progress.map { Progress(label: $0.label, total: nil, rate_hz: board.rate_hz) }
     do {
       while loop.frames < limit, !Terminal.shouldStop, !sinks.isClosed {
         guard try loop.step() else { break }
         try sinks.consume(loop)
         Notices.report(from: &loop.source)
         setup.poll(time: loop.report.time, &loop.interaction)
+        bar?.update(Int(loop.frames), fraction: progress?.fraction())
       }
+      bar?.finish()
       // Touches still down when the run stops are cancelled, not left open.
       if loop.finish() && !sinks.isClosed { try sinks.consume(loop) }
     } catch {
+      // A run that fails part-way (a malformed row, a front end gone) still
+      // ends every touch it began (CONTRACTS.md section 4) before it says why.
+      bar?.finish()
+      if loop.finish() && !sinks.isClosed { try? sinks.consume(loop) }
       try? sinks.finish()
       throw error
     }

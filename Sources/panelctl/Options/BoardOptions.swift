@@ -29,8 +29,35 @@ struct RunLengthOptions: ParsableArguments {
   var frames: Int?
 
   func validate() throws {
-    if let d = duration, !(d > 0) { throw ValidationError("--duration must be greater than 0, is \(d)") }
-    if let f = frames, f < 1 { throw ValidationError("--frames must be at least 1, is \(f)") }
+    try OptionBounds.duration(duration)
+    try OptionBounds.frames(frames)
+  }
+}
+
+/// The bounds of the options every command shares: the same `ValueBound`s
+/// as the files', so no value on the command line can overflow a time or a
+/// frame count either.
+enum OptionBounds {
+  /// The most frames a run may ask for (a run's longest length at the highest rate).
+  static let maxFrames = 1_000_000_000_000
+
+  static func duration(_ d: Double?) throws {
+    if let d, !ValueBound.runLength_s.contains(d) {
+      throw ValidationError("--duration \(ValueBound.runLength_s.violation(d))")
+    }
+  }
+
+  static func frames(_ f: Int?) throws {
+    if let f, !(1...maxFrames).contains(f) {
+      throw ValidationError("--frames must be 1...\(maxFrames), is \(f)")
+    }
+  }
+
+  /// 0 (as fast as possible) or within `ValueBound.speed`.
+  static func speed(_ s: Double) throws {
+    if s != 0 && !ValueBound.speed.contains(s) {
+      throw ValidationError("--speed must be 0 (as fast as possible) or \(ValueBound.speed), is \(s)")
+    }
   }
 }
 
@@ -47,7 +74,7 @@ struct SimulationOptions: ParsableArguments {
   var speed: Double = 1
 
   func validate() throws {
-    if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be 0 or more, is \(speed)") }
+    try OptionBounds.speed(speed)
   }
 
   func runOptions(_ length: RunLengthOptions, rate_hz: Int) -> RunOptions {

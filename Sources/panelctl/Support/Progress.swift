@@ -5,13 +5,15 @@ import PanelFirmware
 #endif
 
 /// A progress line on standard error, redrawn a few times a second, shown
-/// only when standard error is a terminal (quiet in pipes and logs).
+/// only when standard error is a terminal (quiet in pipes and logs). The
+/// first draw waits a moment, so short runs print nothing.
 struct Progress {
   let label: String
+  /// Frames expected, when known (`--frames`, `--duration`).
   let total: Int?
   let rate_hz: Int
   let enabled = Terminal.errorIsTerminal
-  var last: Int64 = 0
+  var last = monotonicMicroseconds()
   var drawn = false
 
   init(label: String, total: Int?, rate_hz: Int) {
@@ -20,24 +22,42 @@ struct Progress {
     self.rate_hz = rate_hz
   }
 
-  mutating func update(_ done: Int) {
+  /// `done` frames so far; `fraction` (0...1) of the work done when the
+  /// frame count does not tell (a replay: how much of the file is read).
+  mutating func update(_ done: Int, fraction: @autoclosure () -> Double? = nil) {
     guard enabled else { return }
     let now = monotonicMicroseconds()
     guard now - last >= 200_000 else { return }
     last = now
     let seconds = Double(done) / Double(max(rate_hz, 1))
     var line = "\r\(label): \(done) frames (\(format(seconds)) s)"
-    if let total, total > 0 { line += " \(done * 100 / total)%" }
+    if let f = fraction() {
+      line += " \(Int(saturating: (max(0, min(1, f)) * 100).rounded(.down)))%"
+    } else if let total, total > 0 {
+      line += " \(min(done, total) * 100 / total)%"
+    }
     Terminal.writeError(line + "   ")
     drawn = true
   }
 
   mutating func finish() {
     if drawn { Terminal.writeError("\n") }
+    drawn = false
   }
 
   func format(_ s: Double) -> String {
-    let tenths = Int((s * 10).rounded())
+    let tenths = Int(saturating: (s * 10).rounded())
     return "\(tenths / 10).\(tenths % 10)"
+  }
+
+  /// The frames a run will deliver, when its options say: `--frames`, or
+  /// `--duration` at the board's rate (the smaller of the two).
+  static func frames(_ length: RunLengthOptions, rate_hz: Int) -> Int? {
+    let byTime = length.duration.map { Int(saturating: ($0 * Double(rate_hz)).rounded()) }
+    switch (length.frames, byTime) {
+    case (let f?, let t?): return min(f, t)
+    case (let f?, nil): return f
+    case (nil, let t): return t
+    }
   }
 }
