@@ -72,6 +72,7 @@ import Testing
     ("bus = \"/dev/i2c-1\"", "bus = \"/dev/i2c-1\"\ngain = 3", "[frontend] gain: 3 is not a NAU7802 gain"),
     ("bus = \"/dev/i2c-1\"", "bus = \"/dev/i2c-1\"\nrate_sps = 100", "[frontend] rate_sps: 100 is not a NAU7802 rate"),
     ("bus = \"/dev/i2c-1\"", "bus = \"/dev/i2c-1\"\nldo_v = 3.1", "[frontend] ldo_v: 3.1 V is not a NAU7802 LDO voltage"),
+    ("bus = \"/dev/i2c-1\"", "bus = \"/dev/i2c-1\"\nldo_v = 1e300", "[frontend] ldo_v: 1e+300 V is not a NAU7802 LDO voltage"),
     ("bus = \"/dev/i2c-1\"", "bus = \"/dev/i2c-1\"\ndrdy_lines = [4]", "[frontend] drdy_lines: has 1 lines, the front end has 2 chips"),
     ("kind = \"24c02\"", "kind = \"24c64\"",
      "b.toml:20: [frontend.eeprom] kind: \"24c64\" is not an EEPROM this driver knows (expected one of: 24c02, 24c32)"),

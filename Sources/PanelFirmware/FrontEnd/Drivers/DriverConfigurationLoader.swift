@@ -200,7 +200,7 @@ extension NAU7802Settings {
     switch avdd {
     case "ldo":
       if let v = try t.optionalDouble("ldo_v") {
-        guard let ldo = NAU7802.LDOVoltage(millivolts: Int((v * 1000).rounded())) else {
+        guard let ldo = NAU7802.LDOVoltage(millivolts: Int(saturating: (v * 1000).rounded())) else {
           throw t.error("ldo_v", "\(v) V is not a NAU7802 LDO voltage (2.4...4.5 in 0.3 V steps)")
         }
         self.ldo = ldo
