@@ -20,7 +20,7 @@ struct PressRules: Sendable {
     dragSlop2 = drag * drag
     holdSlop2 = hold * hold
     swipeUp_um = Length_um(millimetres: s.swipeUp_mm).rawValue
-    longPress_us = Int64((s.longPress_s * 1e6).rounded())
+    longPress_us = Saturating.int64(rounding: s.longPress_s * 1e6)
   }
 }
 

@@ -88,7 +88,7 @@ struct ReportRun {
         guard try loop.step() else { break }
         try sinks.consume(loop)
         Notices.report(from: &loop.source)
-        setup.poll(time: loop.report.time, &loop.interaction)
+        setup.poll(time: loop.reportTime, &loop.interaction)
       }
       // Touches still down when the run stops are cancelled, not left open.
       if loop.finish() && !sinks.isClosed { try sinks.consume(loop) }
