@@ -29,6 +29,13 @@ public final class ScanLoop<Source: FrontEnd> {
   /// The report's frame number (`report.frame`), likewise.
   public var reportFrame: UInt64 { report.frame }
 
+  /// Runs `body` on the report in place, for an encoder outside the module
+  /// (a sink of another program, a benchmark): the report is not copied.
+  /// `body` must not modify it.
+  public func withReport<R, E: Error>(_ body: (inout FrameReport) throws(E) -> R) throws(E) -> R {
+    try body(&report)
+  }
+
   /// - Parameter regions: the host's items (nil: the whole panel peeks).
   public init(source: Source, board: Board, calibration: CalibrationRecord, regions: RegionMap? = nil) {
     self.source = source

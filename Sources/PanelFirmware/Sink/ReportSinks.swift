@@ -95,7 +95,8 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
   /// Idle frames since the last bundle (the first frame is always sent, so
   /// a host learns the source at once).
   var idleRun = UInt64.max - 1
-  var epochOffset_us: Int64?
+  /// The first frame's time and the Unix time it was stamped with.
+  var epoch: (frame_us: Int64, unix_us: Int64)?
   /// Bundles too large for the buffer, dropped (never expected: 16
   /// touches and 32 events fit in half of it); in the summary.
   public private(set) var oversized: UInt64 = 0
@@ -116,9 +117,12 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
     }
     idleRun = 0
     let t = loop.report.time.rawValue
-    if epochOffset_us == nil { epochOffset_us = Saturating.subtract(unixMicroseconds(), t) }
-    let time = OSCTimeTag(unixMicroseconds: Saturating.add(t, epochOffset_us!))
-    encoder.encode(&loop.report, time: time, into: bundle)
+    let start = epoch ?? (t, unixMicroseconds())
+    epoch = start
+    // A recording's times have any origin: the distance from the first
+    // frame saturates, and so does the sum.
+    let unix = Saturating.add(start.unix_us, Saturating.subtract(t, start.frame_us))
+    encoder.encode(&loop.report, time: OSCTimeTag(unixMicroseconds: unix), into: bundle)
     guard !bundle.overflowed else {
       oversized += 1
       bundle.removeAll()
