@@ -24,13 +24,15 @@ public struct ContactList: Sendable {
   public private(set) var count: Int = 0
   /// The largest contact force in the list (zero when empty).
   public private(set) var strongest = Force_mN.zero
-  var storage: InlineArray<16, Contact> = InlineArray(repeating: .none)
+  @usableFromInline var storage: InlineArray<16, Contact> = InlineArray(repeating: .none)
 
   public init() {}
 
   /// Note: reading through a borrowed list copies its storage (Embedded
   /// Swift allows no yielding accessor here); hot loops keep the list in
-  /// a `var` they own.
+  /// a `var` they own. Inlinable, so that other modules' hot loops read
+  /// their `var` in place too (an out-of-line getter copies the storage).
+  @inlinable
   public subscript(index: Int) -> Contact {
     @inline(__always) get { storage[index] }
   }

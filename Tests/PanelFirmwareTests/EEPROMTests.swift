@@ -47,7 +47,7 @@ import Testing
   @Test func aWriteRunningPastAPageEndWrapsInsideThePage() throws {
     // The chip itself (not the driver, which never does this).
     let (bus, chip, _) = Self.bench(.c02)
-    var b = bus
+    let b = bus
     try [UInt8]([0x06, 0xA, 0xB, 0xC, 0xD]).withUnsafeBytes { try b.write($0, to: 0x50) }
     bus.clock.advance(by: 6_000_000)
     #expect(chip.isBusy(at: bus.clock.now_ns) == false)

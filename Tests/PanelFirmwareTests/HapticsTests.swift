@@ -239,7 +239,7 @@ import Testing
     let bus = SimulatedI2CBus()
     let chip = SimulatedDRV2605L()
     bus.attach(chip)
-    var b = bus
+    let b = bus
     func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try b.write($0, to: 0x5A) } }
     // In standby GO plays nothing.
     try write([0x04, 1, 0])

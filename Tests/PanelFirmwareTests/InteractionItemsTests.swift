@@ -187,6 +187,43 @@ import Testing
     d.press(Self.press(2.0, x: 20, y: 20))
     #expect(d.kinds() == [.peek, .peekCancelled])
   }
+
+  /// The items replaced while a touch peeks: its preview is still
+  /// dismissed at the lift, whatever is under it now.
+  @Test func aPeekIsDismissedAfterTheItemsAreReplacedUnderIt() throws {
+    var d = Self.drive()
+    var samples = Self.press(2.0, x: 80, y: 38)
+    samples.removeLast()
+    for (i, s) in samples.enumerated() { d.step([(1, i == 0 ? .began : .moved, s)]) }
+    #expect(d.kinds() == [.peek])
+    let elsewhere = RegionItem(name: "b", x_mm: 0, y_mm: 0, width_mm: 10, height_mm: 10, peek: true, pop: true)
+    d.interaction.replaceRegions(try RegionMap(items: [elsewhere], panelWidth_mm: 160, panelHeight_mm: 100))
+    d.step([(1, .moved, Sample(2.0, 80, 38))])
+    d.step([(1, .ended, Sample(0.03, 80, 38))])
+    #expect(d.kinds() == [.peek, .peekCancelled])
+    // The same when force goes away instead of the finger.
+    var e = Self.drive()
+    for (i, s) in samples.enumerated() { e.step([(1, i == 0 ? .began : .moved, s)]) }
+    e.interaction.replaceRegions(try RegionMap(items: [elsewhere], panelWidth_mm: 160, panelHeight_mm: 100))
+    e.interaction.setForceTouch(false)
+    e.step([(1, .moved, Sample(2.0, 80, 38))])
+    #expect(e.kinds() == [.peek, .peekCancelled])
+  }
+
+  /// An icon's menu is not a preview: an icon made peekable mid-press
+  /// neither pops nor dismisses a preview it never showed.
+  @Test func aMenuPressOnAnItemMadePeekableNeitherPopsNorCancels() throws {
+    var d = Self.drive()
+    var samples = Self.press(1.6, x: 20, y: 20, hold: 0.1)
+    samples.removeLast()
+    for (i, s) in samples.enumerated() { d.step([(1, i == 0 ? .began : .moved, s)]) }
+    #expect(d.kinds() == [.quickActions])
+    let peekable = RegionItem(name: "mail", x_mm: 8, y_mm: 8, width_mm: 24, height_mm: 24, peek: true, pop: true)
+    d.interaction.replaceRegions(try RegionMap(items: [peekable], panelWidth_mm: 160, panelHeight_mm: 100))
+    for s in Profile.ramp(1.6, 6.0, seconds: 0.3, x: 20, y: 20) { d.step([(1, .moved, s)]) }
+    d.step([(1, .ended, Sample(0.03, 20, 20))])
+    #expect(d.kinds() == [.quickActions])
+  }
 }
 
 /// A cell failing at its rail on the simulated panels: masked, counted, no

@@ -119,6 +119,29 @@ import Testing
     #expect(placement(135, 75) == MenuPlacement(side: .above, align: .right))
   }
 
+  /// Texts a report line carries are bounded: names, titles, subtitles,
+  /// icons and the map's name, at most 64 bytes of UTF-8 each.
+  @Test func namesAndTitlesHaveALengthLimit() throws {
+    let long = String(repeating: "n", count: 13_000)
+    let named = Self.mail.replacingOccurrences(of: "name = \"mail\"", with: "name = \"\(long)\"")
+    #expect(Self.failure(named, at: "nnnn") == ("r.toml:5: item[1] name: is 13000 bytes long (UTF-8); at most 64 are allowed", 5))
+    let title = Self.mail + "[[item.quick_action]]\ntitle = \"\(String(repeating: "é", count: 33))\"\n"
+    #expect(Self.failure(title, at: "é").message.hasSuffix("item[1].quick_action[1] title: is 66 bytes long (UTF-8); at most 64 are allowed"))
+    let icon = Self.mail + "[[item.quick_action]]\ntitle = \"t\"\nicon = \"\(String(repeating: "i", count: 65))\"\n"
+    #expect(Self.failure(icon, at: "iiii").message.hasSuffix("item[1].quick_action[1] icon: is 65 bytes long (UTF-8); at most 64 are allowed"))
+    let map = Self.mail.replacingOccurrences(of: "name = \"home\"", with: "name = \"\(long)\"")
+    #expect(Self.failure(map, at: "nnnn") == ("r.toml:2: [regions] name: is 13000 bytes long (UTF-8); at most 64 are allowed", 2))
+    // 64 bytes are fine, and so is a replacement at run time within them.
+    let fits = Self.mail.replacingOccurrences(of: "name = \"mail\"", with: "name = \"\(String(repeating: "n", count: 64))\"")
+    let loaded = try Self.load(fits)
+    #expect(throws: RegionViolation.self) {
+      try loaded.replacingQuickActions(of: loaded.items[0].name, with: [QuickAction(title: String(repeating: "t", count: 65))])
+    }
+    #expect(throws: RegionViolation.self) {
+      try RegionMap(items: [], panelWidth_mm: 160, panelHeight_mm: 100, name: long)
+    }
+  }
+
   @Test func titlesAreEscapedInJSON() throws {
     let map = try Self.load(Self.mail + "[[item.quick_action]]\ntitle = \"Say \\\"hi\\\"\\n\"\n")
     #expect(String(decoding: map.json(of: 0)!.actions, as: UTF8.self) == #"[{"title":"Say \"hi\"\n"}]"#)

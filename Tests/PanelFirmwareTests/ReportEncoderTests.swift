@@ -1,4 +1,5 @@
 import ForceCore
+import Foundation
 import Testing
 
 @testable import PanelFirmware
@@ -62,5 +63,146 @@ import Testing
     b.append("0123456789")
     #expect(b.count == 10)
     #expect(b.overflowed)
+  }
+}
+
+/// A line that does not fit its buffer is dropped whole and counted, never
+/// written cut short; the buffer holds the longest line there can be.
+@Suite struct ReportLineBoundTests {
+  static func text(_ buffer: ByteBuffer) -> String { String(decoding: buffer.bytes, as: UTF8.self) }
+
+  @Test func anOverflowedBufferRefusesEveryLaterAppend() {
+    let b = ByteBuffer(capacity: 16)
+    b.append("0123456789")
+    b.append("0123456789")  // does not fit: refused, overflowed
+    b.append(UInt8(ascii: "x"))  // would fit, still refused
+    b.append("y")
+    b.append(integer: 7)
+    b.append(fixed: 5, decimals: 1)
+    let bytes: [UInt8] = [1, 2]
+    bytes.withUnsafeBufferPointer { b.append($0) }
+    #expect(Self.text(b) == "0123456789")
+    #expect(b.overflowed)
+    b.removeAll()
+    b.append("ok")
+    #expect(Self.text(b) == "ok")
+    #expect(!b.overflowed)
+  }
+
+  @Test func integersAtTheEndsOfTheirRanges() {
+    let b = ByteBuffer(capacity: 128)
+    b.append(integer: Int64.min)
+    b.append(" ")
+    b.append(unsigned: UInt64.max)
+    b.append(" ")
+    b.append(fixed: Int64.min, decimals: 0)
+    b.append(" ")
+    b.append(fixed: Int64.min, decimals: 3)
+    #expect(Self.text(b) == "-9223372036854775808 18446744073709551615 -9223372036854775808 -9223372036854775.808")
+  }
+
+  /// The worst line: 16 touches and 32 events offering four quick actions
+  /// each, every number at its widest, every text at the limit and made of
+  /// control characters (escaped to six bytes each).
+  static func fullReport() throws -> FrameReport {
+    let text = String(repeating: "\u{1}", count: RegionRules.maxTextBytes)
+    var items: [RegionItem] = []
+    for i in 0..<2 {
+      var name = text
+      name.removeLast()
+      name.append(Character(String(i)))
+      let actions = (0..<4).map { _ in QuickAction(title: text, subtitle: text, icon: text) }
+      items.append(RegionItem(name: name, x_mm: Double(i) * 50, y_mm: 0, width_mm: 50, height_mm: 50, quickActions: actions))
+    }
+    var report = FrameReport()
+    report.regions = try RegionMap(items: items, panelWidth_mm: 160, panelHeight_mm: 100, name: text)
+    report.time = Time_us(rawValue: Int64.min)
+    report.frame = UInt64.max
+    for i in 0..<Capacity.contacts {
+      let touch = TrackedTouch(
+        id: UInt32.max - UInt32(i), phase: .stationary, x: Length_um(rawValue: Int32.min), y: Length_um(rawValue: Int32.min),
+        force: Force_mN(rawValue: Int32.min))
+      report.append(TouchReport(touch: touch, stage: .none, progress_milli: UInt16.max, item: 1))
+    }
+    for _ in 0..<FrameReport.eventCapacity {
+      report.append(TouchEvent(kind: .quickActions, touch: UInt32.max, item: 1, origin: .press))
+    }
+    #expect(report.touchCount == Capacity.contacts)
+    #expect(report.eventCount == FrameReport.eventCapacity)
+    return report
+  }
+
+  @Test func aFullReportFitsTheLineBuffer() throws {
+    var settings = InteractionSettings()
+    settings.averageTouch_n = 1e-300  // normalized forces at their widest
+    settings.maxForce = -1e300
+    let encoder = NDJSONEncoder(interaction: settings)
+    var report = try Self.fullReport()
+    let out = ByteBuffer(capacity: NDJSONEncoder.maxLineBytes)
+    encoder.encode(&report, into: out)
+    #expect(!out.overflowed)
+    let line = Self.text(out)
+    #expect(line.hasSuffix("}\n"))
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(out.bytes)) as? [String: Any])
+    #expect((json["touches"] as? [Any])?.count == 16)
+    #expect((json["events"] as? [[String: Any]])?.first?["actions"].map { ($0 as? [Any])?.count } == 4)
+    // The bound is not loose either.
+    #expect(out.count > NDJSONEncoder.maxLineBytes * 9 / 10, "\(out.count) of \(NDJSONEncoder.maxLineBytes)")
+    // With the force image of the most cells, in the sink's buffer.
+    let image = [Force_mN](repeating: Force_mN(rawValue: Int32.min), count: Capacity.cells)
+    let withImage = ByteBuffer(capacity: NDJSONEncoder.maxLineBytes + 32 + NDJSONEncoder.imageBytesPerCell * Capacity.cells)
+    encoder.encode(&report, into: withImage)
+    encoder.appendImage(image.span, cellCount: Capacity.cells, to: withImage)
+    #expect(!withImage.overflowed)
+    #expect(try JSONSerialization.jsonObject(with: Data(withImage.bytes)) is [String: Any])
+  }
+
+  /// The review's case: before the limit, a 9000-byte name made every line
+  /// invalid JSON. Such a name is now refused, and a line too long for a
+  /// (deliberately small) sink buffer is dropped and counted.
+  @Test func aLineThatDoesNotFitIsDroppedAndCounted() throws {
+    let long = RegionItem(name: String(repeating: "n", count: 9000), x_mm: 0, y_mm: 0, width_mm: 160, height_mm: 100, peek: true, pop: true)
+    #expect(throws: RegionViolation.self) { try RegionMap(items: [long], panelWidth_mm: 160, panelHeight_mm: 100) }
+
+    let board = try Repo.board("sim-plate4")
+    let scenario = Scenario(
+      name: "press", duration_s: 1,
+      touches: [ScriptedTouch(start_s: 0.2, force: [Keyframe(0, 0), Keyframe(0.1, 2), Keyframe(0.4, 2), Keyframe(0.5, 0)], x: [Keyframe(0, 80)], y: [Keyframe(0, 50)])])
+    let panel = SimulatedPanel(board: board, parameters: try FrontEndFactory.simulationParameters(board), scenario: scenario, speed: 0)
+    let loop = ScanLoop(source: panel, board: board, calibration: panel.trueCalibration(created: "test"))
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("ndjson-\(UUID()).txt").path
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    try #require(fd >= 0)
+    defer {
+      close(fd)
+      unlink(path)
+    }
+    func size() -> Int {
+      var st = stat()
+      fstat(fd, &st)
+      return Int(st.st_size)
+    }
+    var small = NDJSONSink(output: FileOutput(fd: fd), board: board, idle: false, image: false, lineBytes: 200)
+    var whole = NDJSONSink(output: FileOutput(fd: fd), board: board)
+    var lines = 0
+    var written = 0
+    while try loop.step() {
+      let before = size()
+      try whole.consume(loop)
+      let after = size()
+      if after > before {
+        lines += 1
+        written = after - before
+        try small.consume(loop)
+        // Too long for 200 bytes: nothing written, counted.
+        #expect(size() == after)
+      }
+    }
+    #expect(lines > 100)
+    #expect(written > 200)
+    #expect(small.oversized == UInt64(lines))
+    #expect(whole.oversized == 0)
+    #expect(small.summary == "\(lines) ndjson lines too long for the buffer, dropped")
+    #expect(whole.summary == nil)
   }
 }

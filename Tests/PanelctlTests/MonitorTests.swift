@@ -15,7 +15,7 @@ import Testing
   static func tmux(_ arguments: [String]) throws -> String {
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: output) }
-    let argv = ["tmux", "-L", "panelctl-monitor-test"] + arguments
+    let argv = ["tmux", "-L", "panelctl-monitor-test-\(getpid())"] + arguments
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }

@@ -11,20 +11,26 @@ let benchmarks: @Sendable () -> Void = {
     metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
     timeUnits: .nanoseconds, scalingFactor: .kilo, maxDuration: .seconds(2), maxIterations: 10_000)
 
-  for cells in [4, 48] {
-    Benchmark("Frame path \(cells) cells") { benchmark in
+  for (cells, fingers) in [(4, 0), (48, 0), (256, 10)] {
+    let name = fingers == 0 ? "Frame path \(cells) cells" : "Frame path \(cells) cells, \(fingers) touches"
+    Benchmark(name) { benchmark in
       let board = BenchmarkFixtures.board(cells: cells)
       let loop = ScanLoop(
-        source: LoopedFrames(BenchmarkFixtures.frames(board, count: 2000)), board: board,
+        source: LoopedFrames(BenchmarkFixtures.frames(board, count: 2000, fingers: fingers)), board: board,
         calibration: BenchmarkFixtures.calibration(board))
       let encoder = NDJSONEncoder(interaction: board.interaction)
       let buffer = ByteBuffer(capacity: 64 * 1024)
-      for _ in 0..<2000 { _ = try loop.step() }  // seeded, in steady state
+      var most = 0
+      for _ in 0..<2000 {  // seeded, in steady state
+        _ = try loop.step()
+        most = max(most, loop.report.touchCount)
+      }
+      precondition(fingers == 0 || most == fingers, "\(most) of the scenario's \(fingers) touches found")
       var bytes = 0
       benchmark.startMeasurement()
       for _ in benchmark.scaledIterations {
         _ = try loop.step()
-        if !loop.report.isEmpty { encoder.encode(loop.report, into: buffer) }
+        loop.withReport { r in if !r.isEmpty { encoder.encode(&r, into: buffer) } }
         bytes &+= buffer.count
         buffer.removeAll()
       }
@@ -32,6 +38,7 @@ let benchmarks: @Sendable () -> Void = {
       blackHole(bytes)
     }
 
+    guard fingers == 0 else { continue }
     Benchmark("Double reference frame path \(cells) cells") { benchmark in
       let board = BenchmarkFixtures.board(cells: cells)
       let frames = BenchmarkFixtures.frames(board, count: 2000).map { f in

@@ -19,14 +19,14 @@ let benchmarks: @Sendable () -> Void = {
     try feedback.start()
     var click = FrameReport()
     click.append(TouchEvent(kind: .peek, touch: 1))
-    let quiet = FrameReport()
+    var quiet = FrameReport()
     var t: Int64 = 0
     benchmark.startMeasurement()
     for _ in benchmark.scaledIterations {
       t += 2_000_000  // 2 s apart: no cancel
       click.time = Time_us(rawValue: t)
-      feedback.respond(to: click)
-      feedback.respond(to: quiet)
+      feedback.respond(to: &click)
+      feedback.respond(to: &quiet)
     }
     benchmark.stopMeasurement()
     blackHole(feedback.bus.bytes)

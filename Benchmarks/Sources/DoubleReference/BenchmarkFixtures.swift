@@ -28,11 +28,25 @@ public enum BenchmarkFixtures {
   }
 
   /// A scenario that keeps the panel busy: one press (plate) or two moving
-  /// presses (grid), repeated.
-  public static func scenario(for board: Board) -> Scenario {
+  /// presses (grid), repeated; with `fingers` > 2 (a grid), that many
+  /// presses down together in two rows, each sliding 10 mm and back.
+  public static func scenario(for board: Board, fingers: Int = 0) -> Scenario {
     let w = board.width_mm
     let h = board.height_mm
     var touches: [ScriptedTouch] = []
+    if fingers > 2 {
+      let columns = (fingers + 1) / 2
+      for k in 0..<fingers {
+        let x = w * (Double(k % columns) + 0.5) / Double(columns)
+        let y = h * (k < columns ? 0.3 : 0.7)
+        touches.append(
+          ScriptedTouch(
+            start_s: 0.02 * Double(k),
+            force: [Keyframe(0, 0), Keyframe(0.1, 1.2), Keyframe(3.6, 1.2), Keyframe(3.7, 0)],
+            x: [Keyframe(0, x), Keyframe(1.8, x + 10), Keyframe(3.6, x)], y: [Keyframe(0, y)]))
+      }
+      return Scenario(name: "bench-\(fingers)", duration_s: 4, touches: touches)
+    }
     for i in 0..<4 {
       let start = Double(i) * 1.0
       touches.append(
@@ -50,16 +64,16 @@ public enum BenchmarkFixtures {
   }
 
   /// The simulated panel for `board` and its exact calibration.
-  public static func panel(_ board: Board) -> SimulatedPanel {
+  public static func panel(_ board: Board, fingers: Int = 0) -> SimulatedPanel {
     var p = SimulationParameters()
     p.seed = UInt64(board.cellCount)
     p.spikeRate_hz = 0
-    return SimulatedPanel(board: board, parameters: p, scenario: scenario(for: board), speed: 0)
+    return SimulatedPanel(board: board, parameters: p, scenario: scenario(for: board, fingers: fingers), speed: 0)
   }
 
   /// `count` consecutive frames of the benchmark scenario.
-  public static func frames(_ board: Board, count: Int) -> [RawFrame] {
-    var panel = panel(board)
+  public static func frames(_ board: Board, count: Int, fingers: Int = 0) -> [RawFrame] {
+    var panel = panel(board, fingers: fingers)
     var frames: [RawFrame] = []
     var frame = RawFrame(cellCount: board.cellCount)
     while frames.count < count, (try? panel.next(into: &frame)) == true {

@@ -54,7 +54,7 @@ public struct ControlChannel {
     var due: [InteractionCommand] = []
     var errors: [FileError] = []
     if !failed { drain(into: &due, errors: &errors) }
-    let now = time.rawValue - start
+    let now = Saturating.subtract(time.rawValue, start)
     while let first = scheduled.first, first.at_us <= now {
       due.append(first.command)
       scheduled.removeFirst()

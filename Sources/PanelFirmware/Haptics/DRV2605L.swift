@@ -102,11 +102,6 @@ public struct DRV2605L: Sendable, Equatable {
     return !mode.standby && mode.mode == .internalTrigger
   }
 
-  /// GO: whether a sequence is still playing (one read).
-  public func isPlaying(on bus: inout some I2CBus) throws(I2CError) -> Bool {
-    try read(Go.self, on: &bus).go
-  }
-
   /// Cancels what is playing (one write).
   public func stop(on bus: inout some I2CBus) throws(I2CError) {
     try write(Go(), on: &bus)

@@ -1,13 +1,16 @@
+import ForceCore
+
 /// Something that answers a frame's events with a haptic click, called in
-/// the same frame as the report, before the next frame is read.
+/// the same frame as the report, before the next frame is read. (`inout`
+/// only so that the report is read in place; it is not modified.)
 public protocol HapticOutput {
-  mutating func respond(to report: borrowing FrameReport)
+  mutating func respond(to report: inout FrameReport)
 }
 
 /// No haptics (the board has no `[haptics]`).
 public struct NoHaptics: HapticOutput {
   public init() {}
-  @inline(__always) public mutating func respond(to report: borrowing FrameReport) {}
+  @inline(__always) public mutating func respond(to report: inout FrameReport) {}
 }
 
 /// Counters of the haptic chip; they only grow.
@@ -100,7 +103,7 @@ public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
   }
 
   /// The effect this frame's events call for, if any.
-  public func effect(for report: borrowing FrameReport) -> UInt8? {
+  public func effect(for report: inout FrameReport) -> UInt8? {
     var effect: UInt8?
     for i in 0..<report.eventCount {
       let e = report[event: i]
@@ -118,9 +121,9 @@ public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
     return effect
   }
 
-  public mutating func respond(to report: borrowing FrameReport) {
+  public mutating func respond(to report: inout FrameReport) {
     let now = report.time.rawValue
-    let effect = effect(for: report)
+    let effect = effect(for: &report)
     if let previous = unchecked {
       unchecked = nil
       // Last frame's click: is the chip still configured? A newer click
@@ -139,7 +142,7 @@ public struct HapticFeedback<Bus: I2CBus>: HapticOutput {
         return
       }
     }
-    let cancelling = lastClick_us.map { now - $0 < HapticFeedback.playingWindow_us && now >= $0 } ?? false
+    let cancelling = lastClick_us.map { now >= $0 && Saturating.subtract(now, $0) < HapticFeedback.playingWindow_us } ?? false
     do throws(I2CError) {
       try attempt { (bus) throws(I2CError) in try DRV2605L().play(effect: effect, cancelling: cancelling, on: &bus) }
       health.clicks += 1

@@ -9,8 +9,6 @@ import ForceCore
 /// both allocation-free. Setters and `apply` take effect at the next frame
 /// and announce themselves there (panel events, touch 0).
 public struct Interaction: Sendable {
-  public static let capacity = 16
-
   public private(set) var settings: InteractionSettings
   public private(set) var regions: RegionMap
   /// The capability last reported; a stream starts as available, so a
@@ -21,7 +19,7 @@ public struct Interaction: Sendable {
   public private(set) var health: ForceHealthMonitor
   public let rate_hz: Int
   var rules: PressRules
-  var slots: InlineArray<16, PressState> = InlineArray(repeating: PressState())
+  var slots: TouchArray<PressState> = TouchArray(repeating: PressState())
   var announceSensitivity = false
   var announceRegions = false
   var regionsGeneration: UInt64 = 1
@@ -62,7 +60,7 @@ public struct Interaction: Sendable {
     regions = map
     regionsGeneration &+= 1
     announceRegions = true
-    for i in 0..<Interaction.capacity where slots[i].used {
+    for i in 0..<Capacity.contacts where slots[i].used {
       let item = map.hit(x: Length_um(rawValue: slots[i].originX), y: Length_um(rawValue: slots[i].originY))
       slots[i].item = item
       slots[i].traits = map.traits(of: item)
@@ -111,7 +109,7 @@ public struct Interaction: Sendable {
     let cap = currentCapability
     if cap != capability {
       if !cap.isAvailable {
-        for i in 0..<Interaction.capacity where slots[i].used { slots[i].loseForce(t_us: now, report: &report) }
+        for i in 0..<Capacity.contacts where slots[i].used { slots[i].loseForce(t_us: now, report: &report) }
       }
       capability = cap
       report.append(TouchEvent(kind: .capability, touch: 0))
@@ -151,12 +149,13 @@ public struct Interaction: Sendable {
   /// The slot of touch `id`, or a free one (marked unused) for a new touch.
   mutating func slot(for id: UInt32) -> Int {
     var free = -1
-    for i in 0..<Interaction.capacity {
+    for i in 0..<Capacity.contacts {
       if slots[i].used && slots[i].id == id { return i }
       if !slots[i].used && free < 0 { free = i }
     }
     if free >= 0 { return free }
-    // More touches than slots cannot happen (the tracker has 16); reuse 0.
+    // More touches than slots cannot happen (a report holds as many as
+    // the tracker makes); reuse 0.
     slots[0].used = false
     return 0
   }

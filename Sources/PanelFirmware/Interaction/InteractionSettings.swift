@@ -1,3 +1,5 @@
+import ForceCore
+
 /// User sensitivity for force stages (Settings > Accessibility > 3D Touch).
 public enum Sensitivity: String, Sendable, CaseIterable {
   case light, medium, firm
@@ -68,6 +70,6 @@ public struct InteractionSettings: Sendable, Equatable {
   /// `stageHold_ms` rounded up to whole frames, at least one.
   public func holdFrames(rate_hz: Int) -> Int {
     let frames = (stageHold_ms * Double(rate_hz) / 1000).rounded(.up)
-    return max(1, min(1000, Int(frames)))
+    return Int(max(1, min(1000, Saturating.int64(rounding: frames))))
   }
 }

@@ -20,7 +20,7 @@ struct PressRules: Sendable {
     dragSlop2 = drag * drag
     holdSlop2 = hold * hold
     swipeUp_um = Length_um(millimetres: s.swipeUp_mm).rawValue
-    longPress_us = Int64((s.longPress_s * 1e6).rounded())
+    longPress_us = Saturating.int64(rounding: s.longPress_s * 1e6)
   }
 }
 
@@ -76,6 +76,10 @@ struct PressState: Sendable {
   var held = false
   /// The quick actions were revealed from peek.
   var actionsShown = false
+  /// A `peek` event was raised (a preview is showing until pop, lift or
+  /// force lost). What dismisses it: this, not the item's traits, which
+  /// the host may replace mid-touch.
+  var peekShown = false
   /// A Live Photo is playing.
   var playing = false
 
@@ -146,14 +150,14 @@ struct PressState: Sendable {
     }
     // Touch-and-hold: the fallback, and edit menus in either mode.
     if let action = holdAction, !held {
-      let elapsed = t_us - down_us
+      let elapsed = Saturating.subtract(t_us, down_us)
       if !holdBroken && elapsed >= rules.longPress_us {
         held = true
         if action == .livePhoto { playing = true }
         report.append(TouchEvent(kind: action, touch: id, item: item))
         progress = 1000
       } else if !holdBroken && (holdMode || traits.deepestStage == .none) {
-        progress = UInt16(min(1000, max(0, elapsed * 1000 / max(1, rules.longPress_us))))
+        progress = UInt16(min(1000, max(0, Saturating.multiply(elapsed, 1000) / max(1, rules.longPress_us))))
       }
     } else if holdMode && held {
       progress = 1000
@@ -175,12 +179,15 @@ struct PressState: Sendable {
     var target = stage
     if deepest >= .hint && stage < .hint && armHint >= hold { target = .hint }
     if deepest >= .peek && stage < .peek && armPeek >= hold { target = .peek }
-    if deepest >= .pop && armPop >= hold && (stage == .peek || target == .peek) { target = .pop }
+    // Pop is the press past a preview: not past a quick-action menu or a
+    // Live Photo whose item the host has made peekable since.
+    if deepest >= .pop && armPop >= hold && (stage == .peek ? peekShown : target == .peek) { target = .pop }
     if target > stage {
       if stage < .peek && target >= .peek {
         peekY = y
         let action = pressAction
         if action == .livePhoto { playing = true }
+        if action == .peek { peekShown = true }
         report.append(TouchEvent(kind: action, touch: id, item: item))
       }
       if target == .pop { report.append(TouchEvent(kind: .pop, touch: id, item: item)) }
@@ -216,7 +223,7 @@ struct PressState: Sendable {
 
   /// The touch's last frame (ended or cancelled).
   mutating func finish(report: inout FrameReport) {
-    if traits.contains(.peek) && stage == .peek && !holdMode {
+    if peekShown && stage == .peek {
       report.append(TouchEvent(kind: .peekCancelled, touch: id, item: item))
     }
     if playing {
@@ -230,9 +237,10 @@ struct PressState: Sendable {
   /// continue on the touch-and-hold fallback from here.
   mutating func loseForce(t_us: Int64, report: inout FrameReport) {
     guard !holdMode else { return }
-    if traits.contains(.peek) && stage == .peek {
+    if peekShown && stage == .peek {
       report.append(TouchEvent(kind: .peekCancelled, touch: id, item: item))
     }
+    peekShown = false
     if playing && !held {
       playing = false
       report.append(TouchEvent(kind: .livePhotoEnd, touch: id, item: item))

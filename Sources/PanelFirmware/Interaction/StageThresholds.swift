@@ -35,15 +35,4 @@ public struct StageThresholds: Sendable, Equatable {
     case .pop: return popOn
     }
   }
-
-  /// Exit force of `stage` (0 for `.none`).
-  @inline(__always)
-  public func off(_ stage: Stage) -> Int32 {
-    switch stage {
-    case .none: return 0
-    case .hint: return hintOff
-    case .peek: return peekOff
-    case .pop: return popOff
-    }
-  }
 }

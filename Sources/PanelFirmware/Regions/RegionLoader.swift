@@ -13,6 +13,7 @@ extension RegionMap {
     if let t = try root.optionalTable("regions") {
       try t.rejectUnknownKeys(["name", "description"])
       name = try t.optionalString("name") ?? ""
+      if let v = RegionRules.check(mapName: name) { throw t.error("name", v.message) }
       _ = try t.optionalString("description")
     }
     let tables = try root.tables("item")

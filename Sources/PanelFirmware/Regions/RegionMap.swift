@@ -49,6 +49,7 @@ public struct RegionMap: Sendable {
     if items.count > RegionMap.maxItems {
       throw RegionViolation(item: RegionMap.maxItems, key: "", message: "more than \(RegionMap.maxItems) items")
     }
+    if let v = RegionRules.check(mapName: name) { throw v }
     if let v = RegionRules.check(items, panelWidth_mm: w, panelHeight_mm: h) { throw v }
     self.name = name
     nameJSON = JSONText.quoted(name)

@@ -17,6 +17,7 @@ public struct RegionViolation: Error, Sendable, Equatable, CustomStringConvertib
   }
 
   public var description: String {
+    if item < 0 { return "[regions] \(key): \(message)" }
     var field = "item[\(item + 1)]"
     if let action { field += ".quick_action[\(action + 1)]" }
     return key.isEmpty ? "\(field): \(message)" : "\(field) \(key): \(message)"
@@ -28,6 +29,22 @@ public struct RegionViolation: Error, Sendable, Equatable, CustomStringConvertib
 public enum RegionRules {
   /// Home-screen quick actions: at most four.
   public static let maxQuickActions = 4
+  /// The longest name, title, subtitle or icon name, in bytes of UTF-8
+  /// (64 ASCII characters, 21 in most CJK scripts). Report lines carry
+  /// these texts, so their limit bounds a line (`NDJSONEncoder.maxLineBytes`).
+  public static let maxTextBytes = 64
+
+  /// What is wrong with a name, title, subtitle or icon name, or nil.
+  public static func problem(withText text: String) -> String? {
+    let n = text.utf8.count
+    if n > maxTextBytes { return "is \(n) bytes long (UTF-8); at most \(maxTextBytes) are allowed" }
+    return nil
+  }
+
+  /// The map's own name (`[regions] name`): "" or a text within the limits.
+  public static func check(mapName name: String) -> RegionViolation? {
+    problem(withText: name).map { RegionViolation(item: -1, key: "name", message: $0) }
+  }
 
   /// The first violation among `items` on a panel of the given size, or nil.
   public static func check(_ items: [RegionItem], panelWidth_mm w: Double, panelHeight_mm h: Double)
@@ -50,8 +67,9 @@ public enum RegionRules {
     func bad(_ key: String, _ message: String, action: Int? = nil) -> RegionViolation {
       RegionViolation(item: i, action: action, key: key, message: message)
     }
-    let named = "\"\(item.name)\""
     if item.name.allSatisfy(\.isWhitespace) { return bad("name", "must not be empty") }
+    if let problem = problem(withText: item.name) { return bad("name", problem) }
+    let named = "\"\(item.name)\""
     if !(item.width_mm > 0) { return bad("width_mm", "must be greater than 0") }
     if !(item.height_mm > 0) { return bad("height_mm", "must be greater than 0") }
     if item.x_mm < 0 || item.x_mm + item.width_mm > w + 1e-9 {
@@ -67,11 +85,14 @@ public enum RegionRules {
     }
     for (j, action) in item.quickActions.enumerated() {
       if action.title.allSatisfy(\.isWhitespace) { return bad("title", "must not be empty", action: j) }
-      if let s = action.subtitle, s.allSatisfy(\.isWhitespace) {
-        return bad("subtitle", "must not be empty when given (leave it out instead)", action: j)
+      if let problem = problem(withText: action.title) { return bad("title", problem, action: j) }
+      if let s = action.subtitle {
+        if s.allSatisfy(\.isWhitespace) { return bad("subtitle", "must not be empty when given (leave it out instead)", action: j) }
+        if let problem = problem(withText: s) { return bad("subtitle", problem, action: j) }
       }
-      if let s = action.icon, s.allSatisfy(\.isWhitespace) {
-        return bad("icon", "must not be empty when given (leave it out instead)", action: j)
+      if let s = action.icon {
+        if s.allSatisfy(\.isWhitespace) { return bad("icon", "must not be empty when given (leave it out instead)", action: j) }
+        if let problem = problem(withText: s) { return bad("icon", problem, action: j) }
       }
     }
     if item.peek && item.editMenu {

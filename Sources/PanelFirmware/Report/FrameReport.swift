@@ -114,7 +114,15 @@ public struct TouchReport: Sendable, Equatable {
 
 /// Everything one frame produced for the sinks. Fixed capacity, reused
 /// from frame to frame.
+///
+/// Read it where it lives: `inout` (as the encoders take it) or in a `var`.
+/// Reading an element of its fixed-capacity storage through a borrowed
+/// report (a parameter, a `let`, a class's property passed as an argument)
+/// makes Swift copy the whole storage first, up to the whole report.
 public struct FrameReport: Sendable {
+  /// Most events in one frame.
+  public static let eventCapacity = 32
+
   public var time = Time_us(rawValue: 0)
   /// Frames since the stream started (0-based).
   public var frame: UInt64 = 0
@@ -127,19 +135,20 @@ public struct FrameReport: Sendable {
   /// The items the report's `item` indices refer to (replaced only when
   /// the host replaces them).
   public var regions = RegionMap.whole(panelWidth_mm: 0, panelHeight_mm: 0)
-  var touchStorage: InlineArray<16, TouchReport> = InlineArray(repeating: .none)
-  var eventStorage: InlineArray<32, TouchEvent> = InlineArray(repeating: .none)
+  @usableFromInline var touchStorage: TouchArray<TouchReport> = TouchArray(repeating: .none)
+  @usableFromInline var eventStorage: InlineArray<32, TouchEvent> = InlineArray(repeating: .none)
 
   public init() {}
 
   /// Whether the frame has nothing to say (idle frames are not written).
   public var isEmpty: Bool { touchCount == 0 && eventCount == 0 }
 
-  /// The `i`-th touch. A yielding accessor: reading through a function
-  /// would copy the whole fixed-capacity storage of a borrowed report.
-  public subscript(touch i: Int) -> TouchReport { _read { yield touchStorage[i] } }
+  /// The `i`-th touch. Inlinable, so that it reads in place from other
+  /// modules too (an out-of-line accessor gets the report borrowed and
+  /// copies the storage).
+  @inlinable public subscript(touch i: Int) -> TouchReport { _read { yield touchStorage[i] } }
   /// The `i`-th event (see `subscript(touch:)`).
-  public subscript(event i: Int) -> TouchEvent { _read { yield eventStorage[i] } }
+  @inlinable public subscript(event i: Int) -> TouchEvent { _read { yield eventStorage[i] } }
 
   public mutating func removeAll() {
     touchCount = 0
@@ -147,12 +156,10 @@ public struct FrameReport: Sendable {
   }
 
   public mutating func append(_ touch: TouchReport) {
-    guard touchCount < 16 else { return }
+    guard touchCount < Capacity.contacts else { return }
     touchStorage[touchCount] = touch
     touchCount += 1
   }
-
-  public mutating func setStage(_ stage: Stage, at i: Int) { touchStorage[i].stage = stage }
 
   /// Sets what the interaction layer found for touch `i`.
   @inline(__always)
@@ -163,7 +170,7 @@ public struct FrameReport: Sendable {
   }
 
   public mutating func append(_ event: TouchEvent) {
-    guard eventCount < 32 else { return }
+    guard eventCount < FrameReport.eventCapacity else { return }
     eventStorage[eventCount] = event
     eventCount += 1
   }

@@ -54,11 +54,11 @@ public struct MultiTouchAxes: Sendable, Equatable {
   public static let resolution: Int32 = 100
 
   public init(board: Board) {
-    slots = max(1, min(board.interaction.maxTouches, 16))
-    maxX = Int32((board.width_mm * 100).rounded())
-    maxY = Int32((board.height_mm * 100).rounded())
+    slots = max(1, min(board.interaction.maxTouches, Capacity.contacts))
+    maxX = max(0, Saturating.int32(rounding: board.width_mm * 100))
+    maxY = max(0, Saturating.int32(rounding: board.height_mm * 100))
     let maxForce_n = board.interaction.maxForce * board.interaction.averageTouch_n
-    maxPressure = Int32(max(1, (maxForce_n * 1000).rounded()))
+    maxPressure = max(1, Saturating.int32(rounding: maxForce_n * 1000))
   }
 }
 
@@ -78,16 +78,18 @@ public struct MultiTouchAxes: Sendable, Equatable {
 public struct MultiTouchEncoder {
   public let axes: MultiTouchAxes
   /// Touch id per slot; 0 = free (touch ids start at 1).
-  var slotIDs: InlineArray<16, UInt32> = InlineArray(repeating: 0)
+  var slotIDs: TouchArray<UInt32> = TouchArray(repeating: 0)
   /// Touches that found no free slot (more than `axes.slots` at once).
   public private(set) var unslotted: UInt64 = 0
 
   public init(axes: MultiTouchAxes) { self.axes = axes }
 
   /// The most events one frame can produce.
-  public static let maxEventsPerFrame = 16 * 6 + 6
+  public static let maxEventsPerFrame = Capacity.contacts * 6 + 6
 
-  public mutating func encode(_ report: borrowing FrameReport, into out: InputEventBuffer) {
+  /// The events for `report` (`inout` only so that it is read in place;
+  /// it is not modified).
+  public mutating func encode(_ report: inout FrameReport, into out: InputEventBuffer) {
     out.removeAll()
     guard report.touchCount > 0 else { return }
     var primary = -1
@@ -134,25 +136,24 @@ public struct MultiTouchEncoder {
     out.append(EV_SYN, SYN_REPORT, 0)
   }
 
-  func slot(of id: UInt32) -> Int {
+  mutating func slot(of id: UInt32) -> Int {
     for s in 0..<axes.slots where slotIDs[s] == id { return s }
     return -1
   }
 
-  func freeSlot() -> Int {
+  mutating func freeSlot() -> Int {
     for s in 0..<axes.slots where slotIDs[s] == 0 { return s }
     return -1
   }
 
   /// 0.01 mm, as the NDJSON stream rounds `x_mm`.
   @inline(__always)
-  func x(_ t: TrackedTouch) -> Int32 { max(0, min(axes.maxX, (t.x.rawValue + 5) / 10)) }
+  func x(_ t: TrackedTouch) -> Int32 { Int32(max(0, min(Int64(axes.maxX), ReportUnits.hundredths_mm(t.x)))) }
   @inline(__always)
-  func y(_ t: TrackedTouch) -> Int32 { max(0, min(axes.maxY, (t.y.rawValue + 5) / 10)) }
+  func y(_ t: TrackedTouch) -> Int32 { Int32(max(0, min(Int64(axes.maxY), ReportUnits.hundredths_mm(t.y)))) }
   /// Millinewtons, as the NDJSON stream rounds `force_n`.
   @inline(__always)
   func pressure(_ t: TrackedTouch) -> Int32 {
-    let mN = Saturating.multiplyShift(Int64(t.force.rawValue), 1, 10)
-    return Int32(max(0, min(Int64(axes.maxPressure), mN)))
+    Int32(max(0, min(Int64(axes.maxPressure), ReportUnits.millinewtons(t.force))))
   }
 }

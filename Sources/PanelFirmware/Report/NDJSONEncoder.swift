@@ -9,9 +9,27 @@ public struct NDJSONEncoder: Sendable {
   /// maximumPossibleForce in thousandths.
   let maxForce_milli: Int64
 
+  /// The longest line `encode` writes: a full report (16 touches, 32
+  /// events offering four quick actions each), every number at its widest
+  /// and every text at RegionRules' limit, every byte of it a control
+  /// character (`\u001f`, six bytes). The test
+  /// `aFullReportFitsTheLineBuffer` writes such a line.
+  public static let maxLineBytes: Int = {
+    let text = 2 + 6 * RegionRules.maxTextBytes  // quotes, each byte escaped
+    let number = 21  // an Int64 or UInt64 (sign, 19 or 20 digits, a point)
+    let line = 64 + 2 * number + 48  // t_us, frame, brackets, capability
+    let touch = 120 + 8 * number + text  // keys, id, phase, six numbers, stage, item
+    let action = 40 + 3 * text  // {"title":..,"subtitle":..,"icon":..},
+    let event = 120 + number + text + RegionRules.maxQuickActions * action  // type, touch, item, from, menu
+    return line + Capacity.contacts * touch + FrameReport.eventCapacity * event
+  }()
+
+  /// The most `appendImage` adds per cell (`-2097.152,`).
+  public static let imageBytesPerCell = 12
+
   public init(interaction: InteractionSettings) {
-    averageDivisor = max(1, Int64((interaction.averageTouch_n * 1e6).rounded()) * 1024)
-    maxForce_milli = Int64((interaction.maxForce * 1000).rounded())
+    averageDivisor = max(1, Saturating.multiply(Saturating.int64(rounding: interaction.averageTouch_n * 1e6), 1024))
+    maxForce_milli = Saturating.int64(rounding: interaction.maxForce * 1000)
   }
 
   /// Normalized force (UITouch.force) in thousandths.
@@ -22,12 +40,14 @@ public struct NDJSONEncoder: Sendable {
     return (n + (n < 0 ? -averageDivisor : averageDivisor) / 2) / averageDivisor
   }
 
-  /// Appends one line for `report`, newline included.
-  public func encode(_ report: borrowing FrameReport, into out: ByteBuffer) {
+  /// Appends one line for `report`, newline included. (`inout` only so
+  /// that the report is read in place; it is not modified.) A line that
+  /// does not fit leaves `out.overflowed` set: drop it.
+  public func encode(_ report: inout FrameReport, into out: ByteBuffer) {
     out.append("{\"t_us\":")
     out.append(integer: report.time.rawValue)
     out.append(",\"frame\":")
-    out.append(integer: Int64(report.frame))
+    out.append(unsigned: report.frame)
     out.append(",\"touches\":[")
     for i in 0..<report.touchCount {
       let r = report[touch: i]
@@ -38,11 +58,11 @@ public struct NDJSONEncoder: Sendable {
       out.append(",\"phase\":\"")
       out.append(t.phase.name)
       out.append("\",\"x_mm\":")
-      out.append(fixed: (Int64(t.x.rawValue) + 5) / 10, decimals: 2)
+      out.append(fixed: ReportUnits.hundredths_mm(t.x), decimals: 2)
       out.append(",\"y_mm\":")
-      out.append(fixed: (Int64(t.y.rawValue) + 5) / 10, decimals: 2)
+      out.append(fixed: ReportUnits.hundredths_mm(t.y), decimals: 2)
       out.append(",\"force_n\":")
-      out.append(fixed: Saturating.multiplyShift(Int64(t.force.rawValue), 1, 10), decimals: 3)
+      out.append(fixed: ReportUnits.millinewtons(t.force), decimals: 3)
       out.append(",\"force\":")
       out.append(fixed: normalized_milli(t.force), decimals: 3)
       out.append(",\"max_force\":")
@@ -64,7 +84,7 @@ public struct NDJSONEncoder: Sendable {
       out.append("\",\"touch\":")
       out.append(integer: Int64(e.touch))
       if e.kind.isPanelEvent {
-        appendPanelEvent(e, report, out)
+        appendPanelEvent(e, &report, out)
       } else {
         out.append(",\"item\":")
         appendItemName(e.item, report.regions, out)
@@ -106,7 +126,7 @@ public struct NDJSONEncoder: Sendable {
   }
 
   /// The fields of a panel event (touch 0).
-  func appendPanelEvent(_ e: TouchEvent, _ report: borrowing FrameReport, _ out: ByteBuffer) {
+  func appendPanelEvent(_ e: TouchEvent, _ report: inout FrameReport, _ out: ByteBuffer) {
     switch e.kind {
     case .capability:
       out.append(",\"capability\":\"")

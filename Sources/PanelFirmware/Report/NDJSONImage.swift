@@ -12,7 +12,7 @@ extension NDJSONEncoder {
     out.append(",\"image_n\":[")
     for k in 0..<min(cellCount, image.count) {
       if k > 0 { out.append(UInt8(ascii: ",")) }
-      out.append(fixed: Saturating.multiplyShift(Int64(image[k].rawValue), 1, 10), decimals: 3)
+      out.append(fixed: ReportUnits.millinewtons(image[k]), decimals: 3)
     }
     out.append("]}\n")
   }

@@ -17,8 +17,14 @@ public struct OSCTimeTag: Sendable, Equatable {
 
   /// The time tag of a Unix time in microseconds.
   public init(unixMicroseconds us: Int64) {
-    let s = us >= 0 ? us / 1_000_000 : (us - 999_999) / 1_000_000
-    let micro = UInt64(us - s * 1_000_000)
+    // Floor division (earlier than 1970 too), without overflow at the ends.
+    var s = us / 1_000_000
+    var r = us % 1_000_000
+    if r < 0 {
+      s -= 1
+      r += 1_000_000
+    }
+    let micro = UInt64(r)
     seconds = UInt32(truncatingIfNeeded: s + OSCTimeTag.unixOffset)
     fraction = UInt32(truncatingIfNeeded: (micro << 32) / 1_000_000)
   }

@@ -23,7 +23,9 @@ public struct TUIO1Encoder {
 
   public static let maxBundleBytes = 4096
 
-  public mutating func encode(_ report: borrowing FrameReport, into out: ByteBuffer) {
+  /// Appends one bundle for `report` (`inout` only so that it is read in
+  /// place).
+  public mutating func encode(_ report: inout FrameReport, into out: ByteBuffer) {
     let osc = OSCWriter(out)
     osc.beginBundle()
     var slot = osc.begin("/tuio/2Dcur", ",ss")
@@ -58,7 +60,7 @@ public struct TUIO1Encoder {
       osc.end(slot)
     }
     motion.endFrame()
-    ForcePanelOSC.stagesAndEvents(report, osc)
+    ForcePanelOSC.stagesAndEvents(&report, osc)
 
     slot = osc.begin("/tuio/2Dcur", ",si")
     osc.string("fseq")

@@ -27,8 +27,9 @@ public struct TUIO2Encoder {
   /// The largest bundle: 16 touches, 32 events.
   public static let maxBundleBytes = 4096
 
-  /// Appends one bundle for `report`, stamped with `time` (the frame's time).
-  public mutating func encode(_ report: borrowing FrameReport, time: OSCTimeTag, into out: ByteBuffer) {
+  /// Appends one bundle for `report`, stamped with `time` (the frame's
+  /// time). `inout` only so that the report is read in place.
+  public mutating func encode(_ report: inout FrameReport, time: OSCTimeTag, into out: ByteBuffer) {
     let osc = OSCWriter(out)
     osc.beginBundle()
     var slot = osc.begin("/tuio2/frm", ",itis")
@@ -66,7 +67,7 @@ public struct TUIO2Encoder {
       osc.end(slot)
     }
     motion.endFrame()
-    ForcePanelOSC.stagesAndEvents(report, osc)
+    ForcePanelOSC.stagesAndEvents(&report, osc)
 
     slot = osc.begin("/tuio2/alv", tags: ",", repeating: UInt8(ascii: "i"), count: alive)
     for i in 0..<report.touchCount {
@@ -83,7 +84,7 @@ public struct TUIO2Encoder {
 enum ForcePanelOSC {
   /// `/forcepanel/stage s_id stage force_n` (`,isf`) per active touch, and
   /// `/forcepanel/event type s_id` (`,si`) per event of the frame.
-  static func stagesAndEvents(_ report: borrowing FrameReport, _ osc: OSCWriter) {
+  static func stagesAndEvents(_ report: inout FrameReport, _ osc: OSCWriter) {
     for i in 0..<report.touchCount {
       let r = report[touch: i]
       guard !r.touch.phase.isFinal else { continue }

@@ -27,8 +27,8 @@ public struct TUIOSource: Sendable {
     name = TUIOSource.clean(board.name) + "/" + TUIOSource.clean(serial.isEmpty ? "unknown" : serial)
     source2 = Array((name + ":0@" + address).utf8)
     source1 = Array((name + "@" + address).utf8)
-    let w = UInt32(max(0, min(65535, (board.width_mm * 10).rounded())))
-    let h = UInt32(max(0, min(65535, (board.height_mm * 10).rounded())))
+    let w = UInt32(max(0, min(65535, Saturating.int64(rounding: board.width_mm * 10))))
+    let h = UInt32(max(0, min(65535, Saturating.int64(rounding: board.height_mm * 10))))
     dimension = w << 16 | h
     xScale = Float(1 / max(board.width_mm * 1000, 1))
     yScale = Float(1 / max(board.height_mm * 1000, 1))
@@ -82,7 +82,7 @@ struct TouchMotion {
     var pressAccel: Float = 0
   }
 
-  var entries: InlineArray<16, Entry> = InlineArray(repeating: Entry())
+  var entries: TouchArray<Entry> = TouchArray(repeating: Entry())
   var count = 0
 
   /// Records where touch `id` is at `t_us` and returns its motion since the
@@ -96,7 +96,7 @@ struct TouchMotion {
     }
     if index >= 0 {
       let e = entries[index]
-      let dt = Float(t_us - e.t_us) * 1e-6
+      let dt = Float(Saturating.subtract(t_us, e.t_us)) * 1e-6
       if dt > 0 {
         motion.vx = (x - e.x) / dt
         motion.vy = (y - e.y) / dt
@@ -107,7 +107,7 @@ struct TouchMotion {
         motion.pressAccel = (motion.vp - e.vp) / dt
       }
     } else {
-      guard count < 16 else { return motion }
+      guard count < Capacity.contacts else { return motion }
       index = count
       count += 1
     }

@@ -1,14 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// Monotonic time, microseconds (CLOCK_MONOTONIC).
-public func monotonicMicroseconds() -> Int64 {
-  var ts = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &ts)
-  return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
-}
-
 /// Data-ready from a clock: a simulated panel converts at its frame rate, so
 /// its "line" fires every `period_us` (scaled by `speed`; 2 = twice as fast).
 /// Waits sleep until an absolute deadline (clock_nanosleep, TIMER_ABSTIME),
@@ -39,14 +28,7 @@ public struct ClockDataReady: DataReady, Sendable {
     return true
   }
 
-  static func now_ns() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-  }
-
-  static func sleep(until ns: Int64) {
-    var ts = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
-    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
-  }
+  // The names other files use for the clocks of SystemClocks.swift.
+  @inline(__always) static func now_ns() -> Int64 { monotonicNanoseconds() }
+  @inline(__always) static func sleep(until ns: Int64) { sleepUntilMonotonic(nanoseconds: ns) }
 }

@@ -13,12 +13,28 @@ public final class ScanLoop<Source: FrontEnd> {
   public private(set) var tracker: Tracker
   /// Stages, regions, capability; the host's settings are changed here.
   public var interaction: Interaction
-  /// The frame last read.
-  public private(set) var frame: RawFrame
-  /// The report of the frame last processed.
-  public private(set) var report = FrameReport()
+  /// The frame last read. (Settable within the module only so that sinks
+  /// can read it in place, `inout`; nothing else writes it.)
+  public internal(set) var frame: RawFrame
+  /// The report of the frame last processed. (Settable within the module
+  /// only so that the sinks' encoders can read it in place, `inout`; a
+  /// borrowed report would be copied whole. They do not modify it.)
+  public internal(set) var report = FrameReport()
   /// Frames processed so far.
   public private(set) var frames: UInt64 = 0
+
+  /// The report's frame time (`report.time`), read without copying the
+  /// report out of the loop.
+  public var reportTime: Time_us { report.time }
+  /// The report's frame number (`report.frame`), likewise.
+  public var reportFrame: UInt64 { report.frame }
+
+  /// Runs `body` on the report in place, for an encoder outside the module
+  /// (a sink of another program, a benchmark): the report is not copied.
+  /// `body` must not modify it.
+  public func withReport<R, E: Error>(_ body: (inout FrameReport) throws(E) -> R) throws(E) -> R {
+    try body(&report)
+  }
 
   /// - Parameter regions: the host's items (nil: the whole panel peeks).
   public init(source: Source, board: Board, calibration: CalibrationRecord, regions: RegionMap? = nil) {
@@ -38,24 +54,25 @@ public final class ScanLoop<Source: FrontEnd> {
     pipeline.process(&frame)
     tracker.update(
       contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
-    makeReport(time: frame.time)
+    makeReport(time: frame.time, number: frames)
     frames += 1
     return true
   }
 
   /// Ends the run: every touch still active is cancelled, so each touch
   /// that began ends with exactly one `ended` or `cancelled`. Returns false
-  /// (and leaves `report` empty) when no touch was active.
+  /// (and leaves `report` empty) when no touch was active. The report has
+  /// no frame of its own: it carries the last frame's time and number.
   public func finish() -> Bool {
     tracker.cancelAll()
-    makeReport(time: frame.time)
+    makeReport(time: frame.time, number: frames == 0 ? 0 : frames - 1)
     return !report.isEmpty
   }
 
-  func makeReport(time: Time_us) {
+  func makeReport(time: Time_us, number: UInt64) {
     report.removeAll()
     report.time = time
-    report.frame = frames
+    report.frame = number
     for i in 0..<tracker.count {
       report.append(TouchReport(touch: tracker[i]))
     }

@@ -6,7 +6,7 @@ public struct HapticSink<Output: HapticOutput>: FrameSink {
   public init(_ output: Output) { self.output = output }
 
   public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
-    output.respond(to: loop.report)
+    output.respond(to: &loop.report)
   }
 
   public mutating func finish() throws(SinkError) {}

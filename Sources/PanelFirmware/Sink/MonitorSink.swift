@@ -17,7 +17,6 @@ public struct MonitorSink: FrameSink {
   let screen = ByteBuffer(capacity: 64 * 1024)
   let map: HeatmapLayout
   let title: [UInt8]
-  let rate_hz: Int
   let interval_us: Int64
   var lastDraw: Int64 = 0
   var rateMark: (time: Int64, frames: UInt64) = (0, 0)
@@ -36,7 +35,6 @@ public struct MonitorSink: FrameSink {
     draws = isatty(fd) != 0
     map = HeatmapLayout(board: board, colour: colour)
     title = Array("panelctl monitor  \(board.name)  \(serial)".utf8.prefix(46))
-    rate_hz = board.rate_hz
     interval_us = 1_000_000 / Int64(max(1, refresh_hz))
     if draws {
       screen.append("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
@@ -46,7 +44,7 @@ public struct MonitorSink: FrameSink {
 
   public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
     frames = loop.frames
-    for i in 0..<loop.report.eventCount { recent.add(loop.report[event: i], frame: loop.frames) }
+    for i in 0..<loop.report.eventCount { recent.add(loop.report[event: i]) }
     for i in 0..<loop.report.touchCount {
       let id = loop.report[touch: i].touch.id
       if id > lastTouchID {
@@ -219,9 +217,9 @@ public struct MonitorSink: FrameSink {
         number(Int64(t.id), width: 5)
         screen.append("  ")
         text(t.phase.name, width: 11)
-        number((Int64(t.x.rawValue) + 5) / 10, decimals: 2, width: 9)
-        number((Int64(t.y.rawValue) + 5) / 10, decimals: 2, width: 9)
-        number(Saturating.multiplyShift(Int64(t.force.rawValue), 1, 10), decimals: 3, width: 10)
+        number(ReportUnits.hundredths_mm(t.x), decimals: 2, width: 9)
+        number(ReportUnits.hundredths_mm(t.y), decimals: 2, width: 9)
+        number(ReportUnits.millinewtons(t.force), decimals: 3, width: 10)
         number(Saturating.multiplyShift(Int64(t.force.rawValue) * 1000, 1, 10) / map.averageTouch_mN, decimals: 3, width: 8)
         screen.append("  ")
         if r.stage >= .peek { screen.append("\u{1B}[1m") }
@@ -311,7 +309,7 @@ struct RecentEvents {
   var count = 0
   var total: UInt64 = 0
 
-  mutating func add(_ e: TouchEvent, frame: UInt64) {
+  mutating func add(_ e: TouchEvent) {
     total += 1
     if count == 3 {
       for i in 0..<2 { events[i] = events[i + 1] }
@@ -348,18 +346,18 @@ struct HeatmapLayout {
   init(board: Board, colour: Bool) {
     let aspect = board.width_mm / max(board.height_mm, 1)
     var h = 14
-    var w = Int((Double(h) * 2 * aspect).rounded())
+    var w = Int(min(1000, Saturating.int64(rounding: Double(h) * 2 * aspect)))
     if w > 50 {
       w = 50
-      h = max(4, Int((Double(w) / (2 * aspect)).rounded()))
+      h = Int(max(4, min(14, Saturating.int64(rounding: Double(w) / (2 * aspect)))))
     }
     width = max(8, w)
     height = h
     cellCount = board.cellCount
     self.colour = colour
-    panelWidth_um = Int64(board.width_mm * 1000)
-    panelHeight_um = Int64(board.height_mm * 1000)
-    averageTouch_mN = max(1, Int64((board.interaction.averageTouch_n * 1000).rounded()))
+    panelWidth_um = Saturating.int64(rounding: board.width_mm * 1000)
+    panelHeight_um = Saturating.int64(rounding: board.height_mm * 1000)
+    averageTouch_mN = max(1, Saturating.int64(rounding: board.interaction.averageTouch_n * 1000))
     var cells = [Int16](repeating: -1, count: width * height * 4)
     var weights = [Int32](repeating: 0, count: width * height * 4)
     for r in 0..<height {
@@ -382,7 +380,7 @@ struct HeatmapLayout {
         let sum = inverse.reduce(0, +)
         for (i, (k, _)) in near.enumerated() {
           cells[base + i] = Int16(k)
-          weights[base + i] = Int32((inverse[i] / sum * 65536).rounded())
+          weights[base + i] = Saturating.int32(rounding: inverse[i] / sum * 65536)
         }
       }
     }

@@ -26,12 +26,11 @@ public struct RecordingFrameSink: FrameSink {
   public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
     guard loop.frames > recorded else { return }
     recorded = loop.frames
-    let frame = loop.frame
-    let time = frame.time.rawValue
-    let temperature = frame.hasTemperature ? frame.temperature.celsius : nil
+    let time = loop.frame.time.rawValue
+    let temperature = loop.frame.hasTemperature ? loop.frame.temperature.celsius : nil
     let n = cellCount
     do {
-      try frame.counts.span.withUnsafeBufferPointer { counts throws(FileError) in
+      try loop.frame.withCounts { counts throws(FileError) in
         try box.writer?.append(
           tUs: time, counts: UnsafeBufferPointer(rebasing: counts[0..<n]), temperatureC: temperature)
       }
@@ -44,5 +43,13 @@ public struct RecordingFrameSink: FrameSink {
   public mutating func finish() throws(SinkError) {
     guard let writer = box.writer.take() else { return }
     do { try writer.finish() } catch { throw .file(error) }
+  }
+}
+
+extension RawFrame {
+  /// `body` with the counts, read in place (`mutating` only for that: a
+  /// frame read through a borrow is copied whole first, a kilobyte).
+  mutating func withCounts<R, E: Error>(_ body: (UnsafeBufferPointer<Int32>) throws(E) -> R) throws(E) -> R {
+    try counts.span.withUnsafeBufferPointer(body)
   }
 }

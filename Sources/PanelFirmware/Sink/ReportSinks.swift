@@ -1,26 +1,34 @@
 import ForceCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The report stream as NDJSON lines (CONTRACTS.md section 4) to an output:
 /// standard output (lossless) or a TCP host (never waits; drops counted).
 ///
 /// Written: every frame with a touch or an event; with `idle` every frame;
 /// with `image` every frame, each line carrying the force image (`image_n`).
+///
+/// The line buffer holds the longest line there can be
+/// (`NDJSONEncoder.maxLineBytes`, the force image's bytes). A line that
+/// does not fit even so is dropped whole, never written cut short, and
+/// counted (`oversized`, in the summary).
 public struct NDJSONSink<Output: MessageOutput>: FrameSink {
   public let output: Output
   let encoder: NDJSONEncoder
   let line: ByteBuffer
   let idle: Bool
   let image: Bool
+  /// Lines dropped because they did not fit the line buffer.
+  public private(set) var oversized: UInt64 = 0
 
   public init(output: Output, board: Board, idle: Bool = false, image: Bool = false) {
+    let imageBytes = image ? 32 + NDJSONEncoder.imageBytesPerCell * Capacity.cells : 0
+    self.init(output: output, board: board, idle: idle, image: image, lineBytes: NDJSONEncoder.maxLineBytes + imageBytes)
+  }
+
+  /// With a line buffer of `lineBytes` (tests: a small one overflows).
+  init(output: Output, board: Board, idle: Bool, image: Bool, lineBytes: Int) {
     self.output = output
     encoder = NDJSONEncoder(interaction: board.interaction)
-    // A report line is under 4 KiB; an image adds under 16 bytes a cell.
-    line = ByteBuffer(capacity: 8192 + 16 * Capacity.cells)
+    line = ByteBuffer(capacity: lineBytes)
     self.idle = idle
     self.image = image
   }
@@ -30,28 +38,46 @@ public struct NDJSONSink<Output: MessageOutput>: FrameSink {
       output.poll()
       return
     }
-    encoder.encode(loop.report, into: line)
+    encoder.encode(&loop.report, into: line)
     if image {
       encoder.appendImage(loop.pipeline.image.span, cellCount: loop.pipeline.cellCount, to: line)
+    }
+    guard !line.overflowed else {
+      oversized += 1
+      line.removeAll()
+      output.poll()
+      return
     }
     try output.send(line)
   }
 
   public mutating func finish() throws(SinkError) { output.close() }
   public var isClosed: Bool { output.isClosed }
-  public var summary: String? { output.summary }
+  public var summary: String? {
+    Oversized.summary(output.summary, oversized, "ndjson lines")
+  }
+}
+
+/// The end-of-run words for messages dropped as too large for their buffer.
+enum Oversized {
+  static func summary(_ output: String?, _ count: UInt64, _ what: String) -> String? {
+    guard count > 0 else { return output }
+    let dropped = "\(count) \(what) too long for the buffer, dropped"
+    return output.map { $0 + "; " + dropped } ?? dropped
+  }
 }
 
 /// A bundle encoder of one TUIO version.
 public protocol TUIOBundleEncoder {
-  mutating func encode(_ report: borrowing FrameReport, time: OSCTimeTag, into out: ByteBuffer)
+  /// Appends one bundle (`inout` only so that the report is read in place).
+  mutating func encode(_ report: inout FrameReport, time: OSCTimeTag, into out: ByteBuffer)
 }
 
 extension TUIO2Encoder: TUIOBundleEncoder {}
 
 extension TUIO1Encoder: TUIOBundleEncoder {
-  public mutating func encode(_ report: borrowing FrameReport, time: OSCTimeTag, into out: ByteBuffer) {
-    encode(report, into: out)
+  public mutating func encode(_ report: inout FrameReport, time: OSCTimeTag, into out: ByteBuffer) {
+    encode(&report, into: out)
   }
 }
 
@@ -69,9 +95,10 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
   /// Idle frames since the last bundle (the first frame is always sent, so
   /// a host learns the source at once).
   var idleRun = UInt64.max - 1
-  var epochOffset_us: Int64?
-  /// Bundles too large for the buffer (never expected: 16 touches and 32
-  /// events fit in half of it).
+  /// The first frame's time and the Unix time it was stamped with.
+  var epoch: (frame_us: Int64, unix_us: Int64)?
+  /// Bundles too large for the buffer, dropped (never expected: 16
+  /// touches and 32 events fit in half of it); in the summary.
   public private(set) var oversized: UInt64 = 0
 
   public init(encoder: Encoder, output: Output, board: Board, idle: Bool = false) {
@@ -90,8 +117,12 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
     }
     idleRun = 0
     let t = loop.report.time.rawValue
-    if epochOffset_us == nil { epochOffset_us = TUIOSink.unixMicroseconds() - t }
-    encoder.encode(loop.report, time: OSCTimeTag(unixMicroseconds: t + epochOffset_us!), into: bundle)
+    let start = epoch ?? (t, unixMicroseconds())
+    epoch = start
+    // A recording's times have any origin: the distance from the first
+    // frame saturates, and so does the sum.
+    let unix = Saturating.add(start.unix_us, Saturating.subtract(t, start.frame_us))
+    encoder.encode(&loop.report, time: OSCTimeTag(unixMicroseconds: unix), into: bundle)
     guard !bundle.overflowed else {
       oversized += 1
       bundle.removeAll()
@@ -102,11 +133,5 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
 
   public mutating func finish() throws(SinkError) { output.close() }
   public var isClosed: Bool { output.isClosed }
-  public var summary: String? { output.summary }
-
-  static func unixMicroseconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
-  }
+  public var summary: String? { Oversized.summary(output.summary, oversized, "tuio bundles") }
 }

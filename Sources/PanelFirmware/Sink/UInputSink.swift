@@ -110,7 +110,7 @@ public struct UInputSink: FrameSink {
   }
 
   public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
-    encoder.encode(loop.report, into: events)
+    encoder.encode(&loop.report, into: events)
     guard events.count > 0 else { return }
     if device.write(events) { frames += 1 } else { failed += 1 }
   }

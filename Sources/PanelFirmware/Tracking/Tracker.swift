@@ -57,29 +57,26 @@ public struct TrackedTouch: Sendable, Equatable {
 /// before `ended`, `cancelled` when the core absorbs a parked load or the
 /// front end stays invalid. Ids grow from 1 and are never reused while a
 /// touch is active. Allocation-free.
+///
+/// Its fixed-capacity arrays are only read in place, from mutating methods
+/// (a non-mutating read of a large `InlineArray` copies all of it first);
+/// docs/performance.md has the disassembly check.
 public struct Tracker: Sendable {
   public let settings: TrackerSettings
   /// This frame's touches, in id order (active ones, and those that just ended).
   public private(set) var count = 0
-  var reported: InlineArray<16, TrackedTouch> = InlineArray(repeating: .none)
-  var tracks: InlineArray<16, Track> = InlineArray(repeating: Track())
+  /// Touches currently active (began and not yet ended).
+  public private(set) var activeCount = 0
+  var reported: TouchArray<TrackedTouch> = TouchArray(repeating: .none)
+  var tracks: TouchArray<Track> = TouchArray(repeating: Track())
   var trackCount = 0
   var nextID: UInt32 = 1
-  /// This frame's contacts.
-  var input = ContactList()
   var invalidRun = 0
 
   public init(settings: TrackerSettings) { self.settings = settings }
 
-  /// A yielding accessor, so a borrowed tracker's storage is not copied.
+  /// The `index`-th touch of this frame (`index < count`).
   public subscript(index: Int) -> TrackedTouch { _read { yield reported[index] } }
-
-  /// Touches currently active (began and not yet ended).
-  public var activeCount: Int {
-    var n = 0
-    for i in 0..<trackCount where tracks[i].active { n += 1 }
-    return n
-  }
 
   struct Track: Sendable {
     var active = false
@@ -98,11 +95,9 @@ public struct Tracker: Sendable {
     }
   }
 
-  /// Feeds one frame of the core.
-  public mutating func update(contacts: ContactList, outcome: FrameOutcome, loadAbsorbed: Bool) {
-    // One copy into storage the tracker owns: reading a borrowed list
-    // element by element would copy all of it each time.
-    input = contacts
+  /// Feeds one frame of the core. `contacts` is taken as a copy the
+  /// tracker reads in place (a borrowed list would be copied per element).
+  public mutating func update(contacts: consuming ContactList, outcome: FrameOutcome, loadAbsorbed: Bool) {
     count = 0
     if loadAbsorbed {
       cancelAll()
@@ -118,45 +113,50 @@ public struct Tracker: Sendable {
     case .measured:
       invalidRun = 0
     }
-    associate()
-    // Unmatched contacts strong enough start candidates.
-    for c in 0..<input.count where !isClaimed(c) {
-      let contact = input[c]
-      guard contact.force >= settings.touchOn, trackCount < 16 else { continue }
+    let claimed = associate(&contacts)
+    startCandidates(&contacts, except: claimed)
+    for i in 0..<trackCount { advance(i, &contacts) }
+    emit()
+  }
+
+  /// Unmatched contacts strong enough start candidates.
+  mutating func startCandidates(_ contacts: inout ContactList, except claimed: UInt32) {
+    for c in 0..<contacts.count where claimed & (1 << c) == 0 && trackCount < Capacity.contacts {
+      let contact = contacts[c]
+      guard contact.force >= settings.touchOn else { continue }
       var t = Track()
       t.x = contact.x.rawValue
       t.y = contact.y.rawValue
       t.force = contact.force
       t.matched = c
-      t.run = 0
       tracks[trackCount] = t
       trackCount += 1
     }
-    for i in 0..<trackCount { advance(i) }
-    emit()
-  }
-
-  func isClaimed(_ contact: Int) -> Bool {
-    for i in 0..<trackCount where tracks[i].matched == contact { return true }
-    return false
   }
 
   /// Greedy nearest-pair matching of tracks to contacts within the gate.
-  mutating func associate() {
+  /// Returns the contacts claimed, one bit each.
+  mutating func associate(_ contacts: inout ContactList) -> UInt32 {
+    var claimed: UInt32 = 0
     for i in 0..<trackCount { tracks[i].matched = -1 }
     let gate = Int64(settings.gate.rawValue)
     let gate2 = gate * gate
+    let n = contacts.count
     while true {
       var best: Int64 = Int64.max
       var bi = -1
       var bc = -1
       for i in 0..<trackCount where tracks[i].matched < 0 {
-        for c in 0..<input.count where !isClaimed(c) {
-          let dx = Int64(input[c].x.rawValue) - Int64(tracks[i].x)
-          let dy = Int64(input[c].y.rawValue) - Int64(tracks[i].y)
+        let x = Int64(tracks[i].x)
+        let y = Int64(tracks[i].y)
+        // Active touches win ties over candidates.
+        let candidate: Int64 = tracks[i].active ? 0 : 1
+        for c in 0..<n where claimed & (1 << c) == 0 {
+          let contact = contacts[c]
+          let dx = Int64(contact.x.rawValue) - x
+          let dy = Int64(contact.y.rawValue) - y
           let d = dx * dx + dy * dy
-          // Active touches win ties over candidates.
-          let rank = d * 2 + (tracks[i].active ? 0 : 1)
+          let rank = d * 2 + candidate
           if d <= gate2 && rank < best {
             best = rank
             bi = i
@@ -164,28 +164,31 @@ public struct Tracker: Sendable {
           }
         }
       }
-      if bi < 0 { return }
+      if bi < 0 { return claimed }
       tracks[bi].matched = bc
+      claimed |= 1 << bc
     }
   }
 
   /// Moves one track forward by a frame.
-  mutating func advance(_ i: Int) {
+  mutating func advance(_ i: Int, _ contacts: inout ContactList) {
     var t = tracks[i]
     defer { tracks[i] = t }
     let c = t.matched
+    let contact = c >= 0 ? contacts[c] : .none
     if !t.active {
       // Candidate: needs `debounce` strong frames in a row.
-      guard c >= 0, input[c].force >= settings.touchOn else {
+      guard c >= 0, contact.force >= settings.touchOn else {
         t.run = -1  // dropped below
         return
       }
-      t.x = input[c].x.rawValue
-      t.y = input[c].y.rawValue
-      t.force = input[c].force
+      t.x = contact.x.rawValue
+      t.y = contact.y.rawValue
+      t.force = contact.force
       t.run += 1
       if t.run >= settings.debounce && activeCount < settings.maxTouches {
         t.active = true
+        activeCount += 1
         t.id = nextID
         nextID = nextID == UInt32.max ? 1 : nextID + 1
         t.phase = .began
@@ -196,7 +199,6 @@ public struct Tracker: Sendable {
       return
     }
     if c >= 0 {
-      let contact = input[c]
       // Smooth the position in proportion to force: a light contact's
       // position is noisy (its noise grows as 1/F).
       let scaled = Int64(contact.force.rawValue) * 64 / Int64(max(settings.touchOn.rawValue, 1))
@@ -236,6 +238,7 @@ public struct Tracker: Sendable {
       }
       if t.active { insertReport(t.report) }
       if t.active && t.phase.isFinal {
+        activeCount -= 1
         remove(i)
         continue
       }
@@ -248,9 +251,7 @@ public struct Tracker: Sendable {
     reported[j] = touch
     count += 1
     while j > 0 && reported[j - 1].id > reported[j].id {
-      let tmp = reported[j - 1]
-      reported[j - 1] = reported[j]
-      reported[j] = tmp
+      reported.swapAt(j - 1, j)
       j -= 1
     }
   }
@@ -266,11 +267,10 @@ public struct Tracker: Sendable {
   public mutating func cancelAll() {
     count = 0
     for i in 0..<trackCount where tracks[i].active {
-      var t = tracks[i]
-      t.phase = .cancelled
-      insertReport(t.report)
-      tracks[i] = t
+      tracks[i].phase = .cancelled
+      insertReport(tracks[i].report)
     }
     trackCount = 0
+    activeCount = 0
   }
 }

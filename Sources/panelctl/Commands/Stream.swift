@@ -92,7 +92,7 @@ struct ReportRun {
         guard try loop.step() else { break }
         try sinks.consume(loop)
         Notices.report(from: &loop.source)
-        setup.poll(time: loop.report.time, &loop.interaction)
+        setup.poll(time: loop.reportTime, &loop.interaction)
         bar?.update(Int(loop.frames), fraction: progress?.fraction())
       }
       bar?.finish()
