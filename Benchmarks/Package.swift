@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // Benchmarks of the frame path (ordo-one/benchmark, malloc counting).
-// Run from the repository root with `make bench`; figures: docs/performance.md.
+// Run from this folder: `swift package --disable-sandbox benchmark`; figures
+// and the per-target commands: docs/performance.md.
 import PackageDescription
 
 let package = Package(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI checks: installs what is missing, builds, runs every test
 # (swift test), and proves ForceCore allocation-free by compiling it as
-# Embedded Swift with -no-allocations.
+# Embedded Swift with -no-allocations. The benchmarks are compiled, not run
+# (timing belongs in docs/performance.md, not in a pass/fail check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -24,6 +25,9 @@ if [ "${PANEL_VM:-1}" != 0 ]; then bash scripts/vm/run.sh; fi
 
 echo "== release build of panelctl (what scripts/run.sh runs)" >&2
 swift build -c release --product panelctl
+
+echo "== benchmarks compile (run: cd Benchmarks && swift package --disable-sandbox benchmark)" >&2
+swift build --package-path Benchmarks
 
 echo "== Embedded Swift, -no-allocations: ForceCore" >&2
 bash scripts/embedded-check.sh

@@ -101,6 +101,45 @@ import Testing
     #expect(Self.text(b) == "-9223372036854775808 18446744073709551615 -9223372036854775808 -9223372036854775.808")
   }
 
+  /// Every digit count, both signs, against Swift's own rendering; a number
+  /// one byte too long for the space left is refused whole.
+  @Test func integersOfEveryWidth() {
+    var values: [Int64] = [0, -1, 9, -9, 10, -10]
+    var p: Int64 = 10
+    for _ in 1...17 {
+      p *= 10
+      values += [p - 1, p, -(p - 1), -p, p + 1]
+    }
+    let b = ByteBuffer(capacity: 64)
+    for v in values {
+      b.removeAll()
+      b.append(integer: v)
+      #expect(Self.text(b) == String(v))
+      let width = String(v).utf8.count
+      b.removeAll()
+      for _ in 0..<(b.capacity - width + 1) { b.append(UInt8(ascii: "x")) }
+      b.append(integer: v)
+      #expect(b.overflowed && b.count == b.capacity - width + 1, "\(v)")
+    }
+  }
+
+  /// Fixed-point numbers of every width and scale against a rendering by
+  /// string arithmetic.
+  @Test func fixedPointOfEveryWidth() {
+    let b = ByteBuffer(capacity: 64)
+    for decimals in 0...4 {
+      for v: Int64 in [0, 1, -1, 5, -5, 42, 999, -1000, 12345, -123_456_789, Int64.max, Int64.min] {
+        var digits = String(v.magnitude)
+        while digits.count <= decimals { digits = "0" + digits }
+        let cut = digits.index(digits.endIndex, offsetBy: -decimals)
+        let expected = (v < 0 ? "-" : "") + digits[..<cut] + (decimals > 0 ? "." + digits[cut...] : "")
+        b.removeAll()
+        b.append(fixed: v, decimals: decimals)
+        #expect(Self.text(b) == expected)
+      }
+    }
+  }
+
   /// The worst line: 16 touches and 32 events offering four quick actions
   /// each, every number at its widest, every text at the limit and made of
   /// control characters (escaped to six bytes each).

@@ -9,9 +9,13 @@ public final class ByteBuffer {
   let storage: UnsafeMutablePointer<UInt8>
   public private(set) var count = 0
   public private(set) var overflowed = false
+  /// Where appends may write up to: `capacity`, or 0 once overflowed, so
+  /// the check in `reserve` is one comparison.
+  var end: Int
 
   public init(capacity: Int) {
     self.capacity = max(capacity, 16)
+    end = self.capacity
     storage = .allocate(capacity: self.capacity)
   }
 
@@ -23,6 +27,7 @@ public final class ByteBuffer {
   public func removeAll() {
     count = 0
     overflowed = false
+    end = capacity
   }
 
   /// Drops the bytes after the first `n` (to reopen what was just written).
@@ -34,8 +39,9 @@ public final class ByteBuffer {
   /// Whether `n` more bytes fit; if not, the buffer is overflowed.
   @inline(__always)
   func reserve(_ n: Int) -> Bool {
-    if !overflowed && n <= capacity - count { return true }
+    if n <= end &- count { return true }
     overflowed = true
+    end = 0
     return false
   }
 
@@ -73,45 +79,47 @@ public final class ByteBuffer {
   }
 
   func append(magnitude value: UInt64, negative: Bool) {
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-      (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var magnitude = value
-    var n = 0
-    withUnsafeMutableBytes(of: &digits) { d in
-      repeat {
-        d[n] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
-        magnitude /= 10
-        n += 1
-      } while magnitude > 0
-    }
-    guard reserve(n + (negative ? 1 : 0)) else { return }
-    if negative { append(UInt8(ascii: "-")) }
-    withUnsafeBytes(of: &digits) { d in
-      var i = n - 1
-      while i >= 0 {
-        append(d[i])
-        i -= 1
-      }
-    }
+    append(magnitude: value, negative: negative, decimals: 0)
   }
 
   /// Appends `scaled / 10^decimals` with exactly `decimals` digits after
   /// the point, e.g. `append(fixed: -1205, decimals: 3)` writes `-1.205`.
   public func append(fixed scaled: Int64, decimals: Int) {
-    var divisor: Int64 = 1
-    for _ in 0..<decimals { divisor *= 10 }
-    let magnitude = scaled.magnitude
-    if scaled < 0 { append(UInt8(ascii: "-")) }
-    append(unsigned: magnitude / UInt64(divisor))
-    guard decimals > 0 else { return }
-    append(UInt8(ascii: "."))
-    var fraction = magnitude % UInt64(divisor)
-    var d = UInt64(divisor / 10)
-    while d > 0 {
-      append(UInt8(truncatingIfNeeded: fraction / d) + 48)
-      fraction %= d
-      d /= 10
+    append(magnitude: scaled.magnitude, negative: scaled < 0, decimals: max(0, min(decimals, 18)))
+  }
+
+  /// One number: reserves its whole width, then writes the digits last to
+  /// first straight into the storage, with the point `decimals` from the
+  /// end (and at least one digit before it).
+  func append(magnitude value: UInt64, negative: Bool, decimals: Int) {
+    var digits = 1
+    var rest = value
+    while rest >= 10 {
+      rest /= 10
+      digits += 1
     }
+    digits = max(digits, decimals + 1)
+    let sign = negative ? 1 : 0
+    let point = decimals > 0 ? 1 : 0
+    let width = sign + digits + point
+    guard reserve(width) else { return }
+    if negative { storage[count] = UInt8(ascii: "-") }
+    var magnitude = value
+    var i = count + width - 1
+    for _ in 0..<decimals {
+      storage[i] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
+      magnitude /= 10
+      i -= 1
+    }
+    if point == 1 {
+      storage[i] = UInt8(ascii: ".")
+      i -= 1
+    }
+    repeat {
+      storage[i] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
+      magnitude /= 10
+      i -= 1
+    } while magnitude > 0
+    count += width
   }
 }
