@@ -19,93 +19,59 @@ let benchmarks: @Sendable () -> Void = {
   let source = TUIOSource(board: board, serial: "BENCH-0001", address: "0x7F000001")
 
   for touches in [1, 10] {
+    let label = "\(touches) touch\(touches == 1 ? "" : "es")"
 
-    Benchmark("TUIO 2.0 bundle, \(touches) touch\(touches == 1 ? "" : "es")") { benchmark in
-      var frames = reports(touches: touches, board: board)  // this closure's own, written in place
+    Benchmark("TUIO 2.0 bundle, \(label)") { benchmark in
       var encoder = TUIO2Encoder(source: source)
       let out = ByteBuffer(capacity: TUIO2Encoder.maxBundleBytes)
-      var bytes = 0
-      var i = 0
-      benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations {
-        encoder.encode(&frames[i], time: .immediate, into: out)
-        bytes &+= out.count
-        out.removeAll()
-        i = (i + 1) & 63
+      eachReport(benchmark, touches: touches, board: board) { report in
+        defer { out.removeAll() }
+        encoder.encode(&report, time: .immediate, into: out)
+        return out.count
       }
-      benchmark.stopMeasurement()
-      blackHole(bytes)
     }
 
-    Benchmark("TUIO 1.1 bundle, \(touches) touch\(touches == 1 ? "" : "es")") { benchmark in
-      var frames = reports(touches: touches, board: board)  // this closure's own, written in place
+    Benchmark("TUIO 1.1 bundle, \(label)") { benchmark in
       var encoder = TUIO1Encoder(source: source)
       let out = ByteBuffer(capacity: TUIO1Encoder.maxBundleBytes)
-      var bytes = 0
-      var i = 0
-      benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations {
-        encoder.encode(&frames[i], into: out)
-        bytes &+= out.count
-        out.removeAll()
-        i = (i + 1) & 63
+      eachReport(benchmark, touches: touches, board: board) { report in
+        defer { out.removeAll() }
+        encoder.encode(&report, into: out)
+        return out.count
       }
-      benchmark.stopMeasurement()
-      blackHole(bytes)
     }
 
-    Benchmark("NDJSON line, \(touches) touch\(touches == 1 ? "" : "es")") { benchmark in
-      var frames = reports(touches: touches, board: board)  // this closure's own, written in place
+    Benchmark("NDJSON line, \(label)") { benchmark in
       let encoder = NDJSONEncoder(interaction: board.interaction)
       let out = ByteBuffer(capacity: 8192)
-      var bytes = 0
-      var i = 0
-      benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations {
-        encoder.encode(&frames[i], into: out)
-        bytes &+= out.count
-        out.removeAll()
-        i = (i + 1) & 63
+      eachReport(benchmark, touches: touches, board: board) { report in
+        defer { out.removeAll() }
+        encoder.encode(&report, into: out)
+        return out.count
       }
-      benchmark.stopMeasurement()
-      blackHole(bytes)
     }
 
-    Benchmark("uinput events, \(touches) touch\(touches == 1 ? "" : "es")") { benchmark in
-      var frames = reports(touches: touches, board: board)  // this closure's own, written in place
+    Benchmark("uinput events, \(label)") { benchmark in
       var encoder = MultiTouchEncoder(axes: MultiTouchAxes(board: board))
       let out = InputEventBuffer(capacity: MultiTouchEncoder.maxEventsPerFrame)
-      var events = 0
-      var i = 0
-      benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations {
-        encoder.encode(&frames[i], into: out)
-        events &+= out.count
-        i = (i + 1) & 63
+      eachReport(benchmark, touches: touches, board: board) { report in
+        encoder.encode(&report, into: out)
+        return out.count
       }
-      benchmark.stopMeasurement()
-      blackHole(events)
     }
   }
 
   Benchmark("NDJSON line with the force image, 48 cells") { benchmark in
     let encoder = NDJSONEncoder(interaction: board.interaction)
     let out = ByteBuffer(capacity: 8192)
-    var frames = reports(touches: 1, board: board)
     var image = CellArray<Force_mN>(repeating: .zero)
     for k in 0..<48 { image[k] = Force_mN(newtons: Double(k) * 0.013) }
-    var bytes = 0
-    var i = 0
-    benchmark.startMeasurement()
-    for _ in benchmark.scaledIterations {
-      encoder.encode(&frames[i], into: out)
+    eachReport(benchmark, touches: 1, board: board) { report in
+      defer { out.removeAll() }
+      encoder.encode(&report, into: out)
       encoder.appendImage(image.span, cellCount: 48, to: out)
-      bytes &+= out.count
-      out.removeAll()
-      i = (i + 1) & 63
+      return out.count
     }
-    benchmark.stopMeasurement()
-    blackHole(bytes)
   }
 
   Benchmark("Stream path 48 cells, TUIO 2.0 over UDP") { benchmark in
@@ -139,6 +105,24 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.stopMeasurement()
     blackHole(udp.sent)
   }
+}
+
+/// The measured loop of the encoder benchmarks: `encode` (which returns
+/// what it wrote, bytes or events) on each of the 64 reports in turn, read
+/// in place. The reports are this run's own, made before the measurement.
+func eachReport(
+  _ benchmark: Benchmark, touches: Int, board: Board, _ encode: (inout FrameReport) -> Int
+) {
+  var frames = reports(touches: touches, board: board)
+  var written = 0
+  var i = 0
+  benchmark.startMeasurement()
+  for _ in benchmark.scaledIterations {
+    written &+= encode(&frames[i])
+    i = (i + 1) & 63
+  }
+  benchmark.stopMeasurement()
+  blackHole(written)
 }
 
 /// 64 consecutive reports with `touches` touches moving across the panel.
