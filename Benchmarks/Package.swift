@@ -4,6 +4,10 @@
 // and the per-target commands: docs/performance.md.
 import PackageDescription
 
+/// One executable per group in `Benchmarks/NAME`, each with the firmware's
+/// modules, the Double reference and the benchmark runner.
+let groups = ["ForceCoreBenchmarks", "FramePathBenchmarks", "StreamingBenchmarks", "BusTimingBenchmarks", "InteractionBenchmarks"]
+
 let package = Package(
   name: "ForcePanelBenchmarks",
   platforms: [.macOS(.v15)],
@@ -17,59 +21,20 @@ let package = Package(
     .target(
       name: "DoubleReference",
       dependencies: [.product(name: "PanelFirmware", package: "ForcePanel")]
-    ),
-    .executableTarget(
-      name: "ForceCoreBenchmarks",
-      dependencies: [
-        "DoubleReference",
-        .product(name: "ForceCore", package: "ForcePanel"),
-        .product(name: "Benchmark", package: "benchmark"),
-      ],
-      path: "Benchmarks/ForceCoreBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    ),
-    .executableTarget(
-      name: "FramePathBenchmarks",
-      dependencies: [
-        "DoubleReference",
-        .product(name: "PanelFirmware", package: "ForcePanel"),
-        .product(name: "ForceCore", package: "ForcePanel"),
-        .product(name: "Benchmark", package: "benchmark"),
-      ],
-      path: "Benchmarks/FramePathBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    ),
-    .executableTarget(
-      name: "StreamingBenchmarks",
-      dependencies: [
-        "DoubleReference",
-        .product(name: "PanelFirmware", package: "ForcePanel"),
-        .product(name: "ForceCore", package: "ForcePanel"),
-        .product(name: "Benchmark", package: "benchmark"),
-      ],
-      path: "Benchmarks/StreamingBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    ),
-    .executableTarget(
-      name: "BusTimingBenchmarks",
-      dependencies: [
-        .product(name: "PanelFirmware", package: "ForcePanel"),
-        .product(name: "ForceCore", package: "ForcePanel"),
-        .product(name: "Benchmark", package: "benchmark"),
-      ],
-      path: "Benchmarks/BusTimingBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    ),
-    .executableTarget(
-      name: "InteractionBenchmarks",
-      dependencies: [
-        .product(name: "PanelFirmware", package: "ForcePanel"),
-        .product(name: "ForceCore", package: "ForcePanel"),
-        .product(name: "Benchmark", package: "benchmark"),
-      ],
-      path: "Benchmarks/InteractionBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    ),
-  ],
+    )
+  ]
+    + groups.map { name in
+      .executableTarget(
+        name: name,
+        dependencies: [
+          "DoubleReference",
+          .product(name: "PanelFirmware", package: "ForcePanel"),
+          .product(name: "ForceCore", package: "ForcePanel"),
+          .product(name: "Benchmark", package: "benchmark"),
+        ],
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+      )
+    },
   swiftLanguageModes: [.v6]
 )
