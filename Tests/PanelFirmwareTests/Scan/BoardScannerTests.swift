@@ -75,7 +75,7 @@ import Testing
   @Test func aNAU7802WithAnOddRevisionIsFoundWithANote() throws {
     var (config, bus) = try Self.rig(missing: [1])
     let mux = bus.segment.devices.compactMap { $0 as? SimulatedTCA9548A }.first!
-    mux.attach(ScanTestChip(address: 0x2a, registers: [0x1f: 0x42]), channel: 1)
+    mux.attach(RegisterFileDevice(address: 0x2a, registers: [0x1f: 0x42]), channel: 1)
     let report = try BoardScanner.scan(config, on: &bus)
     #expect(report.problems.isEmpty)
     guard case .found(let id?) = report.chips[2].status else {

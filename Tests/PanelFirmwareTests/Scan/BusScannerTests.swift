@@ -2,39 +2,14 @@ import Testing
 
 @testable import PanelFirmware
 
-/// A register file with a pointer byte and auto-increment, standing in for
-/// a chip whose simulation is not in the tree: `registers` as reset.
-final class ScanTestChip: SimulatedI2CDevice {
-  let address: I2CAddress
-  var registers: [UInt8]
-  var pointer = 0
-  var first = true
-
-  init(address: I2CAddress, registers: [Int: UInt8], size: Int = 32) {
-    self.address = address
-    self.registers = Array(repeating: 0, count: size)
-    for (r, v) in registers { self.registers[r] = v }
+extension RegisterFileDevice {
+  /// A chip whose simulation is not in the tree: `size` registers, zero
+  /// but for `registers` (index: reset value).
+  convenience init(address: I2CAddress, registers: [Int: UInt8], size: Int = 32) {
+    var file = [UInt8](repeating: 0, count: size)
+    for (r, v) in registers { file[r] = v }
+    self.init(address: address, registers: file)
   }
-
-  func start(_ address: I2CAddress, reading: Bool, at ns: Int64) -> Bool {
-    first = !reading
-    return true
-  }
-  func write(_ byte: UInt8, at ns: Int64) -> Bool {
-    if first {
-      pointer = Int(byte) % registers.count
-      first = false
-    } else {
-      registers[pointer] = byte
-      pointer = (pointer + 1) % registers.count
-    }
-    return true
-  }
-  func read(at ns: Int64) -> UInt8 {
-    defer { pointer = (pointer + 1) % registers.count }
-    return registers[pointer]
-  }
-  func stop(at ns: Int64) {}
 }
 
 /// `panelctl scan`'s engine on the simulated bus: what answers, what it
@@ -97,10 +72,10 @@ final class ScanTestChip: SimulatedI2CDevice {
 
   @Test func aChipThatIsNotOneOfOursAnswersUnnamed() throws {
     let bus0 = SimulatedI2CBus()
-    bus0.attach(ScanTestChip(address: 0x33, registers: [:]))
+    bus0.attach(RegisterFileDevice(address: 0x33, registers: [:]))
     // At 0x2a a REV_ID whose low nibble is not 0xF is still a NAU7802
     // (cold power-up), with a note in the listing.
-    bus0.attach(ScanTestChip(address: 0x2a, registers: [0x1f: 0x21]))
+    bus0.attach(RegisterFileDevice(address: 0x2a, registers: [0x1f: 0x21]))
     var bus = bus0
     let scan = try BusScanner.scan(&bus)
     #expect(Self.found(scan) == ["0x2a NAU7802 REV_ID 0x21", "0x33 ?"])
@@ -112,7 +87,7 @@ final class ScanTestChip: SimulatedI2CDevice {
   @Test func anADS122C04IsToldByItsRegisters() throws {
     // RREG n is command 0x20 | n << 2: a register file indexed by command.
     let bus0 = SimulatedI2CBus()
-    bus0.attach(ScanTestChip(address: 0x45, registers: [0x20: 0x08, 0x24: 0x04, 0x28: 0x00, 0x2c: 0x00], size: 64))
+    bus0.attach(RegisterFileDevice(address: 0x45, registers: [0x20: 0x08, 0x24: 0x04, 0x28: 0x00, 0x2c: 0x00], size: 64))
     var bus = bus0
     let scan = try BusScanner.scan(&bus, range: 0x40...0x4f)
     #expect(Self.found(scan) == ["0x45 ADS122C04 config 0x08 0x04 0x00 0x00"])
