@@ -8,10 +8,11 @@ public final class ByteBuffer {
   public let capacity: Int
   let storage: UnsafeMutablePointer<UInt8>
   public private(set) var count = 0
-  public private(set) var overflowed = false
   /// Where appends may write up to: `capacity`, or 0 once overflowed, so
   /// the check in `reserve` is one comparison.
   var end: Int
+  /// A write did not fit (capacity is at least 16, so `end` is 0 only then).
+  public var overflowed: Bool { end == 0 }
 
   public init(capacity: Int) {
     self.capacity = max(capacity, 16)
@@ -26,7 +27,6 @@ public final class ByteBuffer {
 
   public func removeAll() {
     count = 0
-    overflowed = false
     end = capacity
   }
 
@@ -40,7 +40,6 @@ public final class ByteBuffer {
   @inline(__always)
   func reserve(_ n: Int) -> Bool {
     if n <= end &- count { return true }
-    overflowed = true
     end = 0
     return false
   }
