@@ -33,25 +33,6 @@ import Testing
     #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.t_us < $1.t_us && $0.frame < $1.frame })
   }
 
-  /// A run cut short while a touch is down cancels it: every touch that
-  /// began still ends exactly once.
-  @Test func aRunCutMidTouchCancelsTheTouch() throws {
-    // The second tap of the plate demo is down from about frame 292 to 317.
-    let r = try Panelctl.run(["stream", "--board", "boards/sim-plate4.toml", "--speed", "0", "--frames", "300"])
-    #expect(r.status == 0, "\(r.stderr)")
-    let reports = try ReportLine.decode(r.lines)
-    let last = try #require(reports.last)
-    #expect(last.touches.map(\.phase) == ["cancelled"])
-    var open = Set<Int>()
-    for line in reports {
-      for t in line.touches {
-        if t.phase == "began" { open.insert(t.id) }
-        if t.phase == "ended" || t.phase == "cancelled" { #expect(open.remove(t.id) != nil) }
-      }
-    }
-    #expect(open.isEmpty)
-  }
-
   @Test(arguments: ["sim-plate4", "sim-grid"])
   func recordThenReplayGivesTheSameTouches(_ board: String) throws {
     let dir = try Panelctl.temporaryDirectory()

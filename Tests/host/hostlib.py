@@ -140,3 +140,22 @@ def strict_bundle(d):
 def ntp_seconds(tag):
     seconds, fraction = tag
     return seconds + fraction / 2**32
+
+
+class LateFrameClient:
+    """What a TUIO client keeps alive, by the reference clients' rule: a
+    bundle whose frame id is not newer than the last one taken is late and
+    dropped whole (unless the id jumped back by more than 100, a restarted
+    source). Feed it (frame id, alive ids) per bundle, in arrival order."""
+
+    def __init__(self):
+        self.frame = 0
+        self.alive = set()
+        self.dropped = 0
+
+    def take(self, frame_id, alive):
+        if frame_id > 0 and self.frame > 0 and frame_id <= self.frame and self.frame - frame_id <= 100:
+            self.dropped += 1
+            return
+        self.frame = frame_id
+        self.alive = set(alive)

@@ -61,6 +61,28 @@ public enum CalibrationLookup {
     return Found(record: try loadFile(path, board: board, serial: serial), origin: path, notes: notes)
   }
 
+  /// The calibration for replaying a raw recording of `board`: the explicit
+  /// file, else the board's default file, checked against the board but
+  /// not against a serial — a recording names no panel (docs/formats.md),
+  /// and no panel is attached to read one from. Where the record's serial
+  /// is not the board's own (a simulated panel's configured one), a note
+  /// says whose calibration is used.
+  public static func forRecording(board: Board, explicitPath: String?) throws(FileError) -> Found {
+    let path = explicitPath ?? defaultPath(for: board)
+    if explicitPath == nil && !TextFile.exists(path) {
+      throw FileError(
+        file: board.file, field: "calibration",
+        message: "no calibration for board \"\(board.name)\": pass --calibration FILE (looked for \(path))")
+    }
+    let record = try loadFile(path, board: board, serial: nil)
+    var notes: [String] = []
+    if record.serial != panelSerial(board) {
+      notes.append(
+        "\(path): using the calibration of panel \"\(record.serial)\" (a recording names no panel)")
+    }
+    return Found(record: record, origin: path, notes: notes)
+  }
+
   /// A calibration file checked against the board and the panel's serial.
   static func loadFile(_ path: String, board: Board, serial: String?) throws(FileError) -> CalibrationRecord {
     let record = try CalibrationRecord.load(path: path, board: board)

@@ -37,7 +37,8 @@ public enum CalibrationComputation {
     // Zero drift: slope of the tares over temperature.
     var tcZero = [Double](repeating: 0, count: n)
     let tareTemperatures = tares.map { temperatures[$0] }
-    if (tareTemperatures.max()! - tareTemperatures.min()!) >= 1 {
+    let tcZeroMeasured = (tareTemperatures.max()! - tareTemperatures.min()!) >= 1
+    if tcZeroMeasured {
       let mean = tareTemperatures.reduce(0, +) / Double(tares.count)
       var sxx = 0.0
       for t in tareTemperatures { sxx += (t - mean) * (t - mean) }
@@ -112,20 +113,24 @@ public enum CalibrationComputation {
     fit.fitCoupling(used.map { placements[$0] }, board: board)
 
     // Per-cell parameters.
-    var gains = [Double](repeating: 0, count: n)
-    for k in 0..<n where responding[k] && fit.u[k] != 0 { gains[k] = 1 / fit.u[k] }
-    let goodGains = gains.filter { $0 != 0 }.map(abs).sorted()
-    let medianGain = goodGains.isEmpty ? 1 : goodGains[goodGains.count / 2]
-    var parameters: [CellParameters] = []
-    for k in 0..<n {
-      let ok = gains[k] != 0
-      let u = fit.u[k]
-      parameters.append(
-        CellParameters(
-          offset_counts: offsets[k], gain_counts_per_n: ok ? gains[k] : medianGain,
-          linearity_per_n: ok ? fit.v[k] / (u * u) : 0, tcZero_counts_per_c: tcZero[k],
-          tcSpan_per_c: ok ? -fit.w[k] / u : 0, noise_counts: noise[k]))
+    func cellParameters(_ fit: CalibrationFit) -> (parameters: [CellParameters], gains: [Double], median: Double) {
+      var gains = [Double](repeating: 0, count: n)
+      for k in 0..<n where responding[k] && fit.u[k] != 0 { gains[k] = 1 / fit.u[k] }
+      let goodGains = gains.filter { $0 != 0 }.map(abs).sorted()
+      let medianGain = goodGains.isEmpty ? 1 : goodGains[goodGains.count / 2]
+      var parameters: [CellParameters] = []
+      for k in 0..<n {
+        let ok = gains[k] != 0
+        let u = fit.u[k]
+        parameters.append(
+          CellParameters(
+            offset_counts: offsets[k], gain_counts_per_n: ok ? gains[k] : medianGain,
+            linearity_per_n: ok ? fit.v[k] / (u * u) : 0, tcZero_counts_per_c: tcZero[k],
+            tcSpan_per_c: ok ? -fit.w[k] / u : 0, noise_counts: noise[k]))
+      }
+      return (parameters, gains, medianGain)
     }
+    let (parameters, gains, medianGain) = cellParameters(fit)
 
     // Steps: measured load (and centre of pressure on a plate).
     var stepReports: [StepReport] = []
@@ -214,6 +219,23 @@ public enum CalibrationComputation {
       coupling: fit.coupling)
     let verifySteps = data.indices.filter { data[$0].step.role == .verify }
     let verification = try Verification.run(record: record, steps: verifySteps, data: data, session: session, board: board)
+    // Without verification placements, the accuracy is estimated by
+    // cross-validation over the fit placements.
+    var crossValidation: CrossValidation?
+    if verifySteps.isEmpty {
+      crossValidation = try CrossValidation.run(
+        used: used, placements: placements, steps: fitSteps, data: data, session: session, board: board
+      ) { (train) throws(FileError) -> CalibrationRecord? in
+        guard var f = CalibrationFit.fit(train, board: board, temperature: withTemperature, excluded: excluded) else {
+          return nil
+        }
+        f.fitCoupling(train, board: board)
+        var r = record
+        r.cells = cellParameters(f).parameters
+        r.coupling = f.coupling
+        return r
+      }
+    }
     let (singleRecord, singleNote) = SinglePoint.record(
       board: board, session: session, placements: placements, steps: fitSteps.map { data[$0].step }, offsets: offsets)
     var singlePoint: [PlacementResult]?
@@ -282,8 +304,9 @@ public enum CalibrationComputation {
     let all = temperatures
     return CalibrationResult(
       board: board, session: session, record: record, checks: checks, fit: fit, cells: cells, steps: stepReports,
-      verification: verification, singlePoint: singlePoint, singlePointNote: singleNote, creep: creep,
-      temperatures: (all.min()!, all.max()!))
+      verification: verification, crossValidation: crossValidation, singlePoint: singlePoint,
+      singlePointNote: singleNote, creep: creep, temperatures: (all.min()!, all.max()!),
+      measuredTemperatureCoefficients: (zero: tcZeroMeasured, span: withTemperature))
   }
 
   /// The panel's total force for a placement.

@@ -11,6 +11,9 @@ public struct CalibrationResult: Sendable {
   public var steps: [StepReport]
   /// Verification placements through the pipeline with this calibration.
   public var verification: [PlacementResult]
+  /// Without verification placements: the fit placements measured by
+  /// cross-validation (nil when the session has verification placements).
+  public var crossValidation: CrossValidation?
   /// The same placements with the single-point ("tare + one weight")
   /// calibration, for comparison; nil when the session has no reference steps.
   public var singlePoint: [PlacementResult]?
@@ -18,12 +21,64 @@ public struct CalibrationResult: Sendable {
   public var creep: CreepReport?
   /// Temperatures the session covered (lowest, highest).
   public var temperatures: (low: Double, high: Double)
+  /// Whether the session measured the zero's and the span's temperature
+  /// coefficients (tares, and fit placements, at 1 and 2 degC apart or
+  /// more); when not, the record's coefficients are 0 and say nothing.
+  public var measuredTemperatureCoefficients: (zero: Bool, span: Bool)
   /// Where the record went besides the file ("stored on the panel ..."), set
   /// by whoever stored it.
   public var storage: String?
 
+  /// The placements the accuracy figures come from, and how they were
+  /// measured.
+  public var accuracy: (results: [PlacementResult], method: AccuracyMethod) {
+    if !verification.isEmpty { return (verification, .verification) }
+    if let cv = crossValidation, !cv.results.isEmpty { return (cv.results, .crossValidation(folds: cv.folds)) }
+    return ([], .notMeasured)
+  }
+
+  /// Checks the session gave nothing to run on: (name, why).
+  public var checksNotRun: [(name: String, why: String)] {
+    var out: [(String, String)] = []
+    if verification.isEmpty {
+      let estimate = crossValidation == nil ? "" : "; the accuracy is estimated by cross-validation instead"
+      out.append(("verification", "the session has no verification placements\(estimate)"))
+    }
+    if cells.allSatisfy({ $0.hysteresis_pct == nil }) {
+      out.append(("hysteresis", "no placement is repeated within a series of loads"))
+    }
+    if cells.allSatisfy({ $0.zeroReturn_pct == nil }) {
+      out.append(("zero return", "no unloaded step follows the loads"))
+    }
+    if creep == nil { out.append(("creep (30 min)", "the session holds no load long enough (a hold step)")) }
+    if !measuredTemperatureCoefficients.zero {
+      out.append(("temperature", "the session's tares are within 1 °C of each other: no temperature coefficient measured"))
+    }
+    return out
+  }
+
   /// The first failed check, as one line.
   public var firstFailure: String? { checks.first { !$0.passed }?.summary }
+}
+
+/// Where a calibration's accuracy figures come from.
+public enum AccuracyMethod: Sendable, Equatable {
+  /// Verification placements through the pipeline.
+  case verification
+  /// k-fold cross-validation over the fit placements: each fold measured
+  /// through the pipeline with a calibration fitted without it.
+  case crossValidation(folds: Int)
+  /// Neither: the figures are unknown.
+  case notMeasured
+
+  /// The name in the JSON summary.
+  public var name: String {
+    switch self {
+    case .verification: return "verification"
+    case .crossValidation: return "cross-validation"
+    case .notMeasured: return "not measured"
+    }
+  }
 }
 
 /// What the calibration says about one cell.

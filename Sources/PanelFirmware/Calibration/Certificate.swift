@@ -46,16 +46,36 @@ public enum Certificate {
     h += "<div class=\"badge \(passed ? "pass" : "fail")\">\(passed ? "PASS" : "FAIL")</div></div>\n"
 
     // Accuracy against the single-point method.
-    h += "<h2>Accuracy on the verification placements</h2>\n"
+    let (results, method) = r.accuracy
+    h += "<h2>\(accuracyTitle(r))</h2>\n"
     h += "<table><tr><th>Calibration</th><th>Worst force error ≥ \(Format.short(limits.forceFloor_n)) N</th><th>Worst force error below</th><th>Position error RMS</th><th>Worst position error</th></tr>\n"
-    let mine = AccuracySummary(r.verification, floor_n: limits.forceFloor_n)
-    h += accuracyRow("This calibration (\(r.fit.model == .rigidPlate ? "rigid-plate statics" : "grid spreading") fit, linearity)", mine)
-    if let single = r.singlePoint {
+    let fitName = "\(r.fit.model == .rigidPlate ? "rigid-plate statics" : "grid spreading") fit, linearity"
+    switch method {
+    case .verification:
+      h += accuracyRow("This calibration (\(fitName))", AccuracySummary(results, floor_n: limits.forceFloor_n))
+    case .crossValidation(let folds):
+      h += accuracyRow(
+        "This calibration (\(fitName)), cross-validated: \(folds) folds over \(results.count) fit placements",
+        AccuracySummary(results, floor_n: limits.forceFloor_n))
+    case .notMeasured:
+      h += notMeasuredRow("This calibration (\(fitName))", why: "no verification placements, too few positions to cross-validate")
+    }
+    if let single = r.singlePoint, !single.isEmpty {
       h += accuracyRow("Single point: \(r.singlePointNote)", AccuracySummary(single, floor_n: limits.forceFloor_n))
+    } else if r.singlePoint != nil {
+      h += notMeasuredRow("Single point: \(r.singlePointNote)", why: "measured on verification placements only")
     }
     h += "<tr><td>Limits</td><td class=\"num\">\(Format.short(limits.forceError_pct)) %</td><td class=\"num\">\(Format.short(limits.forceError_n)) N</td><td class=\"num\">\(Format.short(limits.positionRMS_mm)) mm</td><td class=\"num\">\(Format.short(limits.positionMax_mm)) mm</td></tr>"
     h += "</table>\n"
-    if r.verification.isEmpty { h += "<p class=\"note\">The session has no verification placements.</p>\n" }
+    switch method {
+    case .verification: break
+    case .crossValidation:
+      h += "<p class=\"note\">The session has no verification placements: these figures are a cross-validation estimate. "
+      h += "The fit placements' positions were dealt into folds; each fold was measured through the pipeline with a calibration fitted without it. "
+      h += "They are not checked against the limits; a session with verification placements measures the calibration itself.</p>\n"
+    case .notMeasured:
+      h += "<p class=\"note\">Accuracy not measured: the session has no verification placements.</p>\n"
+    }
     if r.singlePoint == nil { h += "<p class=\"note\">Single-point comparison not available: \(HTML.escape(r.singlePointNote)).</p>\n" }
 
     // Checks.
@@ -65,11 +85,20 @@ public enum Certificate {
       h += "<td class=\"num\">\(Format.short(c.value)) \(HTML.escape(c.unit))</td><td class=\"num\">\(Format.short(c.limit)) \(HTML.escape(c.unit))</td>"
       h += "<td class=\"\(c.passed ? "ok" : "bad")\">\(c.passed ? "pass" : "FAIL")</td><td class=\"note\">\(HTML.escape(c.note))</td></tr>\n"
     }
+    for (name, why) in r.checksNotRun {
+      h += "<tr><td>\(HTML.escape(name))</td><td>–</td><td>–</td><td>–</td><td>not run</td><td class=\"note\">\(HTML.escape(why))</td></tr>\n"
+    }
     h += "</table>\n<p class=\"note\">A check that passes shows its worst subject; one that fails lists every failing subject.</p>\n"
 
-    h += "<h2>Verification error across the panel</h2>\n<figure>" + errorMap(r) + "<figcaption>"
-    h += "Colour: force error of each verification position (the worse of its loads) in % of reading, interpolated between positions; "
+    h += "<h2>\(method == .verification ? "Verification error" : method == .notMeasured ? "Error" : "Cross-validated error") across the panel</h2>\n"
+    if method == .notMeasured {
+      h += "<p class=\"note\">Not measured: the session has no verification placements.</p>\n"
+    } else {
+    h += "<figure>" + errorMap(r) + "<figcaption>"
+    h += method == .verification ? "" : "Cross-validated: each position measured with a calibration fitted without it. "
+    h += "Colour: force error of each \(method == .verification ? "verification" : "fit") position (the worse of its loads) in % of reading, interpolated between positions; "
     h += "0 is green, the limit (\(Format.short(limits.forceError_pct)) %) red. Arrows: position error from the true to the reported position, magnified as marked. Grey: the cells.</figcaption></figure>\n"
+    }
 
     h += "<h2>Linearity and residuals per cell</h2>\n<figure>" + linearityPlots(r) + "<figcaption>"
     h += "Each cell, placed as on the panel: error of the cell's force against its modelled load (\(r.fit.model == .rigidPlate ? "the share a rigid plate gives it" : "its share of the spreading")), "
@@ -86,14 +115,18 @@ public enum Certificate {
     }
 
     h += "<h2>Parameters</h2>\n<table><tr><th>Cell</th><th>Offset (counts)</th><th>Gain (counts/N)</th><th>Linearity (1/N)</th><th>TC zero (counts/°C)</th><th>TC span (1/°C)</th><th>Noise (counts)</th><th>Full scale (N)</th><th>NL (%)</th><th>Hysteresis (%)</th><th>Zero return (%)</th></tr>\n"
+    let (tcZero, tcSpan) = r.measuredTemperatureCoefficients
     for (k, c) in r.cells.enumerated() {
       let p = r.record.cells[k]
       h += "<tr\(c.responds ? "" : " class=\"failed\"")><td>\(k)</td><td class=\"num\">\(Format.fixed(p.offset_counts, 0))</td><td class=\"num\">\(Format.fixed(p.gain_counts_per_n, 0))</td>"
-      h += "<td class=\"num\">\(sci(p.linearity_per_n))</td><td class=\"num\">\(p.tcZero_counts_per_c == 0 ? "0" : Format.short(p.tcZero_counts_per_c))</td><td class=\"num\">\(sci(p.tcSpan_per_c))</td>"
+      h += "<td class=\"num\">\(sci(p.linearity_per_n))</td><td class=\"num\">\(tcZero ? Format.short(p.tcZero_counts_per_c) : "–")</td><td class=\"num\">\(tcSpan ? sci(p.tcSpan_per_c) : "–")</td>"
       h += "<td class=\"num\">\(Format.short(c.noise_counts))</td><td class=\"num\">\(Format.short(c.fullScale_n))</td><td class=\"num\">\(Format.short(c.nonlinearity_pct))</td>"
       h += "<td class=\"num\">\(c.hysteresis_pct.map(Format.short) ?? "–")</td><td class=\"num\">\(c.zeroReturn_pct.map(Format.short) ?? "–")</td></tr>\n"
     }
     h += "</table>\n"
+    if !tcZero || !tcSpan {
+      h += "<p class=\"note\">–: not measured: \([!tcZero ? "the zero's temperature coefficient (tares within 1 °C of each other)" : nil, !tcSpan ? "the span's (fit placements within 2 °C)" : nil].compactMap { $0 }.joined(separator: "; ")); the record applies none.</p>\n"
+    }
     let rejected = r.steps.filter { !$0.used }
     if !rejected.isEmpty {
       h += "<p class=\"note\">Left out of the fit: " + rejected.map { HTML.escape($0.step.name) }.joined(separator: ", ") + ".</p>\n"
@@ -114,6 +147,18 @@ public enum Certificate {
     if let d = r.fit.spread_mm { s += " (layer \(Format.short(d)) mm)" }
     if let f = r.record.fit { s += ", \(f.placements) placements, residual \(Format.short(f.residual_pct)) % RMS" }
     return s
+  }
+
+  static func accuracyTitle(_ r: CalibrationResult) -> String {
+    switch r.accuracy.method {
+    case .verification: return "Accuracy on the verification placements"
+    case .crossValidation: return "Accuracy, cross-validated over the fit placements"
+    case .notMeasured: return "Accuracy"
+    }
+  }
+
+  static func notMeasuredRow(_ name: String, why: String) -> String {
+    "<tr><td>\(HTML.escape(name))</td><td colspan=\"4\" class=\"note\">– not measured: \(HTML.escape(why))</td></tr>\n"
   }
 
   static func accuracyRow(_ name: String, _ a: AccuracySummary) -> String {
@@ -149,7 +194,8 @@ public enum Certificate {
     var svg = SVG(width: left + plotW + 110, height: top + plotH + 40)
     // The worst error per position.
     var points: [(x: Double, y: Double, error: Double, mx: Double, my: Double)] = []
-    for p in r.verification {
+    let results = r.accuracy.results
+    for p in results {
       let e = p.step.force_n >= r.session.limits.forceFloor_n ? abs(p.forceError_pct) : abs(p.forceError_n) / r.session.limits.forceError_n * limit
       if let i = points.firstIndex(where: { abs($0.x - p.step.x_mm) < 1e-6 && abs($0.y - p.step.y_mm) < 1e-6 }) {
         if e > points[i].error { points[i].error = e }
@@ -192,7 +238,7 @@ public enum Certificate {
       }
     }
     // Arrows magnified so the largest is about 40 px.
-    let worst = r.verification.map(\.positionError_mm).max() ?? 0
+    let worst = results.map(\.positionError_mm).max() ?? 0
     var magnify = 1.0
     if worst > 0 {
       let raw = 40 / (worst * scale)

@@ -118,10 +118,16 @@ extension Certificate {
           for s in r.steps where !s.used { w.value(JSONWriter.string(s.step.name)) }
         })
       })
+      let (results, method) = r.accuracy
       w.field("accuracy", object: { w in
-        accuracy(&w, r.verification, floor: limits.forceFloor_n)
+        w.field("method", method.name)
+        if case .crossValidation(let folds) = method {
+          w.field("folds", folds)
+          w.field("skipped_folds", r.crossValidation?.skippedFolds ?? 0)
+        }
+        accuracy(&w, results, floor: limits.forceFloor_n)
       })
-      if let single = r.singlePoint {
+      if let single = r.singlePoint, !single.isEmpty {
         w.field("single_point", object: { w in
           w.field("method", r.singlePointNote)
           accuracy(&w, single, floor: limits.forceFloor_n)
@@ -151,6 +157,14 @@ extension Certificate {
           }
         }
       })
+      w.field("checks_not_run", array: { w in
+        for c in r.checksNotRun {
+          w.object { w in
+            w.field("name", c.name)
+            w.field("why", c.why)
+          }
+        }
+      })
       w.field("cells", array: { w in
         for (k, c) in r.cells.enumerated() {
           let p = r.record.cells[k]
@@ -160,8 +174,9 @@ extension Certificate {
             w.field("offset_counts", p.offset_counts)
             w.field("gain_counts_per_n", p.gain_counts_per_n)
             w.field("linearity_per_n", p.linearity_per_n)
-            w.field("tc_zero_counts_per_c", p.tcZero_counts_per_c)
-            w.field("tc_span_per_c", p.tcSpan_per_c)
+            // null: not measured by this session (the record applies 0).
+            w.field("tc_zero_counts_per_c", r.measuredTemperatureCoefficients.zero ? p.tcZero_counts_per_c : nil)
+            w.field("tc_span_per_c", r.measuredTemperatureCoefficients.span ? p.tcSpan_per_c : nil)
             w.field("noise_counts", c.noise_counts)
             w.field("noise_n", c.noise_n)
             w.field("full_scale_n", c.fullScale_n)
@@ -173,14 +188,22 @@ extension Certificate {
       })
       w.field("verification", array: { w in placements(&w, r.verification) })
       w.field("single_point_verification", array: { w in placements(&w, r.singlePoint ?? []) })
+      w.field("cross_validation", array: { w in placements(&w, r.crossValidation?.results ?? []) })
     }
     return w.text + "\n"
   }
 
+  /// Accuracy figures; all null when there are no placements (not measured).
   static func accuracy(_ w: inout JSONWriter, _ results: [PlacementResult], floor: Double) {
     let a = AccuracySummary(results, floor_n: floor)
     w.field("placements", a.placements)
     w.field("force_floor_n", floor)
+    guard !results.isEmpty else {
+      for key in ["worst_force_error_pct", "worst_force_error_below_floor_n", "position_rms_mm", "position_max_mm"] {
+        w.field(key, Double?.none)
+      }
+      return
+    }
     w.field("worst_force_error_pct", a.worstForce_pct)
     w.field("worst_force_error_below_floor_n", a.worstForceBelowFloor_n)
     w.field("position_rms_mm", a.positionRMS_mm)

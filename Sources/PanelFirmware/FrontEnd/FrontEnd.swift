@@ -51,6 +51,11 @@ public protocol FrontEnd {
   /// the source has ended (a recording or script ran out). A frame whose
   /// cells could not all be read comes back with `valid == false`.
   mutating func next(into frame: inout RawFrame) throws(FrontEndError) -> Bool
+  /// Whether the frame last delivered is known to be the source's last (a
+  /// recording's last row, the end of a script or of a run limit): the
+  /// scan loop then closes every touch in that frame's report. A source
+  /// that cannot know says false and simply ends.
+  var isAtEnd: Bool { get }
   /// The oldest notice not yet taken (a chip failed, reset or came back),
   /// for the user; nil when there is none.
   mutating func takeNotice() -> FrontEndNotice?
@@ -58,4 +63,5 @@ public protocol FrontEnd {
 
 extension FrontEnd {
   public mutating func takeNotice() -> FrontEndNotice? { nil }
+  public var isAtEnd: Bool { false }
 }

@@ -15,6 +15,7 @@ public struct RecordingFrontEnd: FrontEnd {
     self.path = path
     reader = try RecordingReader(path: path)
     cellCount = reader.header.cellCount
+    pending = RawFrame(cellCount: cellCount)
     hasTemperature = reader.header.hasTemperature
     if cellCount != board.cellCount {
       throw FileError(
@@ -33,29 +34,65 @@ public struct RecordingFrontEnd: FrontEnd {
 
   public mutating func start() throws(FrontEndError) {}
 
+  /// The row after the frame last delivered: read one ahead, so that the
+  /// last row is known to be the last when it is delivered (`isAtEnd`),
+  /// and a malformed row ends the run at the row before it.
+  enum Lookahead {
+    case unread, ready, end
+    case failed(FrontEndError)
+  }
+  var ahead = Lookahead.unread
+  var pending: RawFrame
+
+  public var isAtEnd: Bool {
+    switch ahead {
+    case .end, .failed: return true
+    case .unread, .ready: return false
+    }
+  }
+
   public mutating func next(into frame: inout RawFrame) throws(FrontEndError) -> Bool {
+    if case .unread = ahead { readAhead() }
+    switch ahead {
+    case .unread, .end: return false
+    case .failed(let error): throw error
+    case .ready: break
+    }
+    swap(&frame, &pending)
+    health.frames += 1
+    readAhead()
+    return true
+  }
+
+  /// Reads the next row into `pending`.
+  mutating func readAhead() {
     let row: (tUs: Int64, temperatureC: Double?)?
+    // A copy of the reader reads on (it shares the file and position).
+    var reader = self.reader
     do throws(FileError) {
-      var counts = frame.counts.mutableSpan
+      var counts = pending.counts.mutableSpan
       row = try counts.withUnsafeMutableBufferPointer { (buffer) throws(FileError) in
         try reader.next(into: buffer)
       }
     } catch {
-      throw .source(error.description)
+      ahead = .failed(.source(error.description))
+      return
     }
-    guard let row else { return false }
-    frame.cellCount = cellCount
-    frame.time = Time_us(rawValue: row.tUs)
-    frame.sequence = sequence
+    guard let row else {
+      ahead = .end
+      return
+    }
+    pending.cellCount = cellCount
+    pending.time = Time_us(rawValue: row.tUs)
+    pending.sequence = sequence
     sequence &+= 1
     if let c = row.temperatureC {
-      frame.temperature = Temperature_C(celsius: c)
-      frame.hasTemperature = true
+      pending.temperature = Temperature_C(celsius: c)
+      pending.hasTemperature = true
     } else {
-      frame.hasTemperature = false
+      pending.hasTemperature = false
     }
-    frame.valid = true
-    health.frames += 1
-    return true
+    pending.valid = true
+    ahead = .ready
   }
 }

@@ -47,26 +47,64 @@ public final class ScanLoop<Source: FrontEnd> {
     self.frame = RawFrame(cellCount: board.cellCount)
   }
 
-  /// Reads and processes one frame. Returns false when the source ended.
+  /// Set by the run before `step()` when the frame about to be read is to
+  /// be the run's last (a frame limit reached, a stop asked for).
+  public var endRequested = false
+  /// Whether the run has ended: the frame last processed was the last one
+  /// (the source said so, or `endRequested`), and its report cancelled
+  /// every touch still down.
+  public private(set) var ended = false
+  var sourceEnded = false
+
+  /// Reads and processes one frame. Returns false when the source ended
+  /// (or the run had already ended).
+  ///
+  /// When this frame is the run's last — the source knows it has no more
+  /// (`FrontEnd.isAtEnd`) or `endRequested` is set — the touches still
+  /// down are cancelled in this frame's report, so a stream's last line is
+  /// the report of its last frame (CONTRACTS.md section 4).
   public func step() throws(FrontEndError) -> Bool {
+    if ended {
+      // A source that said it had ended is asked once more, so that what
+      // ended it (a malformed row after the last good one) is thrown.
+      if sourceEnded { _ = try source.next(into: &frame) }
+      return false
+    }
     guard try source.next(into: &frame) else { return false }
     interaction.observe(&frame)
     pipeline.process(&frame)
     tracker.update(
       contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
+    sourceEnded = source.isAtEnd
+    if endRequested || sourceEnded {
+      tracker.cancelInThisFrame()
+      ended = true
+    }
     makeReport(time: frame.time, number: frames)
     frames += 1
     return true
   }
 
-  /// Ends the run: every touch still active is cancelled, so each touch
-  /// that began ends with exactly one `ended` or `cancelled`. Returns false
-  /// (and leaves `report` empty) when no touch was active. The report has
-  /// no frame of its own: it carries the last frame's time and number.
+  /// Ends a run whose last report was already made without knowing it
+  /// was the last (the source failed, or ended without saying so first):
+  /// every touch still active is cancelled, so each touch that began ends
+  /// with exactly one `ended` or `cancelled`. Returns false (and leaves
+  /// `report` empty) when no touch was active. The closing report has no
+  /// frame of its own: it is numbered as the frame after the last, 1 us
+  /// after it, so that `t_us` and `frame` still increase strictly
+  /// (docs/formats.md, "The end of a stream").
   public func finish() -> Bool {
+    guard !ended else { return false }
+    sourceEnded = false
+    ended = true
     tracker.cancelAll()
-    makeReport(time: frame.time, number: frames == 0 ? 0 : frames - 1)
-    return !report.isEmpty
+    guard tracker.count > 0 else {
+      report.removeAll()
+      return false
+    }
+    makeReport(time: Time_us(rawValue: Saturating.add(frame.time.rawValue, 1)), number: frames)
+    frames += 1
+    return true
   }
 
   func makeReport(time: Time_us, number: UInt64) {

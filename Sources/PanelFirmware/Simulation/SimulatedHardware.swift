@@ -113,6 +113,7 @@ public struct SimulatedTwin<Inner: FrontEnd>: FrontEnd {
   }
 
   public mutating func takeNotice() -> FrontEndNotice? { inner.takeNotice() }
+  public var isAtEnd: Bool { inner.isAtEnd }
 }
 
 extension SimulatedTwin: InspectableFrontEnd where Inner: InspectableFrontEnd {

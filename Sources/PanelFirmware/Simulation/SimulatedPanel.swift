@@ -43,6 +43,9 @@ public struct SimulatedPanel: FrontEnd {
 
   public mutating func start() throws(FrontEndError) {}
 
+  /// The script's (or the run's) last frame has been delivered.
+  public var isAtEnd: Bool { frameIndex >= lastFrame }
+
   public mutating func next(into frame: inout RawFrame) throws(FrontEndError) -> Bool {
     guard frameIndex < lastFrame else { return false }
     if clock != nil {

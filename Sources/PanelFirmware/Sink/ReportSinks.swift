@@ -82,7 +82,9 @@ extension TUIO1Encoder: TUIOBundleEncoder {
 }
 
 /// TUIO bundles, one datagram per frame, to a UDP host. Frames with a
-/// touch or an event are always sent; so is the first frame, and while the
+/// touch or an event are always sent; so are the first and the last frame
+/// (the closing bundle: touches still down are cancelled in it, so its
+/// alive list is empty), and while the
 /// panel is idle one bundle a second (every frame with `idle`) keeps the
 /// host's alive list current.
 /// Frame times become Unix time: the first frame is stamped with the
@@ -108,7 +110,9 @@ public struct TUIOSink<Encoder: TUIOBundleEncoder, Output: MessageOutput>: Frame
   }
 
   public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
-    if loop.report.isEmpty {
+    // The last frame is always sent: its bundle closes the host's alive
+    // list, with a frame id newer than every bundle before it.
+    if loop.report.isEmpty && !loop.ended {
       idleRun &+= 1
       guard idleRun >= idleEvery else {
         output.poll()

@@ -263,6 +263,24 @@ public struct Tracker: Sendable {
     }
   }
 
+  /// Ends the run in this frame: the touches of this frame's report that
+  /// are still active become `cancelled` (a touch that began in this very
+  /// frame is left out: no host has seen it), and every track is dropped,
+  /// so the report of the last frame closes every touch.
+  public mutating func cancelInThisFrame() {
+    var kept = 0
+    for i in 0..<count {
+      var t = reported[i]
+      if t.phase == .began { continue }
+      if !t.phase.isFinal { t.phase = .cancelled }
+      reported[kept] = t
+      kept += 1
+    }
+    count = kept
+    trackCount = 0
+    activeCount = 0
+  }
+
   /// Every active touch is cancelled; candidates are dropped.
   public mutating func cancelAll() {
     count = 0

@@ -21,7 +21,7 @@ extension PanelCtl {
 
     func run() throws {
       let board = try boardOptions.loadBoard()
-      let calibration = try interaction.calibration(board: board, options: boardOptions)
+      let calibration = try interaction.recordingCalibration(board: board, options: boardOptions)
       let setup = try interaction.setup(board: board)
       let source = try RecordingFrontEnd(path: recording, board: board)
       for warning in source.warnings { Terminal.writeError("panelctl: warning: \(warning)\n") }

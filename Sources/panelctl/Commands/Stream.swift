@@ -88,7 +88,10 @@ struct ReportRun {
     let limit = frames.map { UInt64($0) } ?? UInt64.max
     var bar = progress.map { Progress(label: $0.label, total: nil, rate_hz: board.rate_hz) }
     do {
-      while loop.frames < limit, !Terminal.shouldStop, !sinks.isClosed {
+      while !sinks.isClosed {
+        // The frame about to be read is the last when the frame limit
+        // says so or a stop was asked for: its report closes the touches.
+        if loop.frames + 1 >= limit || Terminal.shouldStop { loop.endRequested = true }
         guard try loop.step() else { break }
         try sinks.consume(loop)
         Notices.report(from: &loop.source)
@@ -96,11 +99,12 @@ struct ReportRun {
         bar?.update(Int(loop.frames), fraction: progress?.fraction())
       }
       bar?.finish()
-      // Touches still down when the run stops are cancelled, not left open.
+      // A source that ended without saying so first: the touches still
+      // down are cancelled on a closing line (docs/formats.md).
       if loop.finish() && !sinks.isClosed { try sinks.consume(loop) }
     } catch {
-      // A run that fails part-way (a malformed row, a front end gone) still
-      // ends every touch it began (CONTRACTS.md section 4) before it says why.
+      // A run that fails part-way (a front end gone) still ends every
+      // touch it began (CONTRACTS.md section 4) before it says why.
       bar?.finish()
       if loop.finish() && !sinks.isClosed { try? sinks.consume(loop) }
       try? sinks.finish()

@@ -45,6 +45,15 @@ struct InteractionOptions: ParsableArguments {
     }
     return try options.loadCalibration(for: board)
   }
+
+  /// The calibration of a replay: as `calibration(board:options:)`, but a
+  /// recording names no panel, so the file's serial is taken (with a note).
+  func recordingCalibration(board: Board, options: BoardOptions) throws(FileError) -> CalibrationRecord {
+    if uncalibrated { return try calibration(board: board, options: options) }
+    let found = try CalibrationLookup.forRecording(board: board, explicitPath: options.calibration)
+    for note in found.notes { Terminal.writeError("panelctl: note: \(note)\n") }
+    return found.record
+  }
 }
 
 enum OnOff: String, ExpressibleByArgument, CaseIterable {

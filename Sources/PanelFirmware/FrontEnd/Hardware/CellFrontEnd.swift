@@ -153,11 +153,13 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     io.health.frames += 1
     if !valid { io.health.invalidFrames += 1 }
     if missed { io.health.missedFrames += 1 }
-    limit.count()
+    limit.count(now_us: io.clock.now_us(), period_us: period_us)
     return true
   }
 
   public mutating func takeNotice() -> FrontEndNotice? { notices.take() }
+
+  public var isAtEnd: Bool { limit.reached }
 
   // MARK: Data ready
 

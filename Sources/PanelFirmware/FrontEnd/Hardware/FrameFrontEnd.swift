@@ -90,11 +90,13 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
     frame.valid = valid
     io.health.frames += 1
     if !valid { io.health.invalidFrames += 1 }
-    limit.count()
+    limit.count(now_us: io.clock.now_us(), period_us: period_us)
     return true
   }
 
   public mutating func takeNotice() -> FrontEndNotice? { notices.take() }
+
+  public var isAtEnd: Bool { limit.reached }
 
   // MARK: Frames
 
