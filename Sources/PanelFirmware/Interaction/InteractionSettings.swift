@@ -31,8 +31,10 @@ public struct InteractionSettings: Sendable, Equatable {
   public var averageTouch_n = 0.8
   /// maximumPossibleForce, in normalized units.
   public var maxForce = 6.67
-  /// Normalized force that enters hint at Medium sensitivity.
-  public var hint = 0.5
+  /// Normalized force that enters hint at Medium sensitivity: above an
+  /// ordinary touch (1.0), below peek, so that taps never hint. At other
+  /// sensitivities hint keeps its place between the two (`StageThresholds`).
+  public var hint = 1.1
   /// Normalized force that enters peek at Medium sensitivity.
   public var peek = 1.33
   /// Normalized force that enters pop at Medium sensitivity.

@@ -42,6 +42,10 @@ public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
   case sensitivity
   /// Panel event (touch 0): the regions were replaced.
   case regions
+  /// Lifted (or force lost) after the quick actions were revealed from
+  /// peek: the preview stays with its actions until the user picks one or
+  /// dismisses it on the host; nothing is cancelled.
+  case peekActionsKept
 
   public var name: StaticString {
     switch self {
@@ -56,6 +60,7 @@ public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
     case .capability: return "capability"
     case .sensitivity: return "sensitivity"
     case .regions: return "regions"
+    case .peekActionsKept: return "peek_actions_kept"
     }
   }
 

@@ -32,12 +32,20 @@ public struct NDJSONEncoder: Sendable {
     maxForce_milli = Saturating.int64(rounding: interaction.maxForce * 1000)
   }
 
-  /// Normalized force (UITouch.force) in thousandths.
+  /// Normalized force in thousandths, unclamped.
   @inline(__always)
   public func normalized_milli(_ f: Force_mN) -> Int64 {
     // (mN Q10 -> uN x 1024) x 1000 thousandths / (average uN x 1024), rounded.
     let n = Int64(f.rawValue) * 1_000_000
     return (n + (n < 0 ? -averageDivisor : averageDivisor) / 2) / averageDivisor
+  }
+
+  /// `force` as reported (UITouch.force), in thousandths: 0 ...
+  /// maximumPossibleForce, however hard the press (`force_n` keeps the
+  /// measured newtons).
+  @inline(__always)
+  public func reportedForce_milli(_ f: Force_mN) -> Int64 {
+    max(0, min(maxForce_milli, normalized_milli(f)))
   }
 
   /// Appends one line for `report`, newline included. (`inout` only so
@@ -64,7 +72,7 @@ public struct NDJSONEncoder: Sendable {
       out.append(",\"force_n\":")
       out.append(fixed: ReportUnits.millinewtons(t.force), decimals: 3)
       out.append(",\"force\":")
-      out.append(fixed: normalized_milli(t.force), decimals: 3)
+      out.append(fixed: reportedForce_milli(t.force), decimals: 3)
       out.append(",\"max_force\":")
       out.append(fixed: maxForce_milli, decimals: 3)
       out.append(",\"stage\":\"")

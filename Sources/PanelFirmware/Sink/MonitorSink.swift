@@ -16,6 +16,8 @@ public struct MonitorSink: FrameSink {
   let draws: Bool
   let screen = ByteBuffer(capacity: 64 * 1024)
   let map: HeatmapLayout
+  /// `force` as the report stream gives it (clamped to max_force).
+  let normalizer: NDJSONEncoder
   let title: [UInt8]
   let interval_us: Int64
   var lastDraw: Int64 = 0
@@ -34,6 +36,7 @@ public struct MonitorSink: FrameSink {
     self.fd = fd
     draws = isatty(fd) != 0
     map = HeatmapLayout(board: board, colour: colour)
+    normalizer = NDJSONEncoder(interaction: board.interaction)
     title = Array("panelctl monitor  \(board.name)  \(serial)".utf8.prefix(46))
     interval_us = 1_000_000 / Int64(max(1, refresh_hz))
     if draws {
@@ -220,7 +223,7 @@ public struct MonitorSink: FrameSink {
         number(ReportUnits.hundredths_mm(t.x), decimals: 2, width: 9)
         number(ReportUnits.hundredths_mm(t.y), decimals: 2, width: 9)
         number(ReportUnits.millinewtons(t.force), decimals: 3, width: 10)
-        number(Saturating.multiplyShift(Int64(t.force.rawValue) * 1000, 1, 10) / map.averageTouch_mN, decimals: 3, width: 8)
+        number(normalizer.reportedForce_milli(t.force), decimals: 3, width: 8)
         screen.append("  ")
         if r.stage >= .peek { screen.append("\u{1B}[1m") }
         screen.append(r.stage.name)
