@@ -195,8 +195,8 @@ import Testing
     report.frame = UInt64.max
     for i in 0..<Capacity.contacts {
       let touch = TrackedTouch(
-        id: UInt32.max - UInt32(i), phase: .stationary, x: Length_um(rawValue: Int32.min), y: Length_um(rawValue: Int32.min),
-        force: Force_mN(rawValue: Int32.min))
+        id: UInt32.max - UInt32(i), phase: .cancelled, x: Length_um(rawValue: Int32.min), y: Length_um(rawValue: Int32.min),
+        force: Force_mN(rawValue: Int32.min), reason: .merged, mergedInto: UInt32.max)
       report.append(TouchReport(touch: touch, stage: .none, progress_milli: UInt16.max, item: 1))
     }
     for _ in 0..<FrameReport.eventCapacity {

@@ -32,4 +32,45 @@ import Testing
     #expect(touches.map(\.force).max() == 6.67)
     #expect(lines.flatMap(\.touches).allSatisfy { $0.force <= 6.67 })
   }
+
+  /// Two fingers at 0.8 N on the grid; the second comes within 30 mm of
+  /// the first (one blob to the grid) and leaves again. It never lifted,
+  /// so it is not `ended`: `cancelled`, reason `merged`, into the first;
+  /// parting again, it is a new touch. Every `ended` comes after its
+  /// finger lifted.
+  @Test func aMergeIsNotReportedAsALift() throws {
+    let (r, _) = try Self.stream(
+      """
+      [[touch]]
+      start_s = 0.5
+      x_mm = 50.0
+      y_mm = 60.0
+      force = [[0.0, 0.0], [0.1, 0.8], [3.0, 0.8], [3.1, 0.0]]
+
+      [[touch]]
+      start_s = 0.7
+      path = [[0.0, 130.0, 60.0], [0.2, 130.0, 60.0], [1.2, 80.0, 60.0], [1.6, 80.0, 60.0], [2.2, 130.0, 60.0]]
+      force = [[0.0, 0.0], [0.1, 0.8], [2.2, 0.8], [2.3, 0.0]]
+      """, board: "boards/sim-grid.toml")
+    struct Final: Decodable {
+      var id: Int
+      var phase: String
+      var reason: String?
+      var into: Int?
+    }
+    struct Line: Decodable {
+      var t_us: Int64
+      var touches: [Final]
+    }
+    let lines = try r.lines.map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+    let finals = lines.flatMap { line in
+      line.touches.filter { $0.phase == "ended" || $0.phase == "cancelled" }.map { (Double(line.t_us) / 1e6, $0) }
+    }
+    let merged = finals.filter { $0.1.phase == "cancelled" }
+    #expect(merged.count == 1, "\(finals)")
+    #expect(merged.first?.1.id == 2 && merged.first?.1.reason == "merged" && merged.first?.1.into == 1)
+    // The second finger lifts at 3.0 s, the first at 3.6 s: no touch ends before.
+    let ended = finals.filter { $0.1.phase == "ended" }
+    #expect(ended.count == 2 && ended.allSatisfy { $0.0 >= 2.9 }, "\(ended)")
+  }
 }
