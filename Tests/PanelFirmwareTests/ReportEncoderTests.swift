@@ -197,7 +197,7 @@ import Testing
       let touch = TrackedTouch(
         id: UInt32.max - UInt32(i), phase: .cancelled, x: Length_um(rawValue: Int32.min), y: Length_um(rawValue: Int32.min),
         force: Force_mN(rawValue: Int32.min), reason: .merged, mergedInto: UInt32.max)
-      report.append(TouchReport(touch: touch, stage: .none, progress_milli: UInt16.max, item: 1))
+      report.append(TouchReport(touch: touch, stage: .none, progress_milli: UInt16.max, item: 1, degraded: true))
     }
     for _ in 0..<FrameReport.eventCapacity {
       report.append(TouchEvent(kind: .quickActions, touch: UInt32.max, item: 1, origin: .press))

@@ -73,4 +73,94 @@ import Testing
     let ended = finals.filter { $0.1.phase == "ended" }
     #expect(ended.count == 2 && ended.allSatisfy { $0.0 >= 2.9 }, "\(ended)")
   }
+
+  /// The issue's press: cell 2 of the plate open (from 0.3 s), a press at
+  /// (80, 38) on the message. Its position is estimated from the three
+  /// working cells and flagged `degraded` on every line while the cell is
+  /// dead; it lands on the message, and the touch-and-hold fallback offers
+  /// the message's actions. A press after the repair is not degraded.
+  @Test func aPressOnAFailedCellIsFlaggedAndItsFallbackFires() throws {
+    let (r, lines) = try Self.stream(
+      """
+      [[touch]]
+      start_s = 1.0
+      x_mm = 80.0
+      y_mm = 38.0
+      force_n = 0.8
+      rise_s = 0.05
+      hold_s = 1.0
+      fall_s = 0.05
+
+      [[touch]]
+      start_s = 3.5
+      x_mm = 80.0
+      y_mm = 38.0
+      force_n = 0.7
+      rise_s = 0.03
+      hold_s = 0.1
+      fall_s = 0.03
+
+      [[fault]]
+      cell = 2
+      start_s = 0.3
+      end_s = 2.5
+      """, ["--regions", "regions/home.toml"])
+    struct Touch: Decodable {
+      var id: Int
+      var x_mm: Double
+      var y_mm: Double
+      var item: String?
+      var degraded: Bool?
+    }
+    struct Line: Decodable { var touches: [Touch] }
+    let touches = try r.lines.map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }.flatMap(\.touches)
+    let first = touches.filter { $0.id == 1 }
+    #expect(!first.isEmpty && first.allSatisfy { $0.degraded == true && $0.item == "message" })
+    let distances: [Double] = first.map { t in
+      let dx = t.x_mm - 80
+      let dy = t.y_mm - 38
+      return (dx * dx + dy * dy).squareRoot()
+    }
+    let far = distances.max() ?? 99
+    #expect(far < 10, "estimated positions up to \(far) mm from the press")
+    let events = InteractionStreamTests.seen(lines)
+    #expect(events.contains { $0.type == "long_press" && $0.touch == 1 && $0.item == "message" }, "\(events)")
+    let second = touches.filter { $0.id == 2 }
+    #expect(!second.isEmpty && second.allSatisfy { $0.degraded == nil && $0.item == "message" })
+  }
+
+  /// On the grid only touches near the dead cell are degraded: a press on
+  /// cell 19 (70, 50) is, one at (140, 100) is not.
+  @Test func onTheGridOnlyTouchesNearTheDeadCellAreDegraded() throws {
+    let (r, _) = try Self.stream(
+      """
+      [[touch]]
+      start_s = 1.0
+      x_mm = 70.0
+      y_mm = 50.0
+      force_n = 1.0
+      hold_s = 0.4
+
+      [[touch]]
+      start_s = 2.0
+      x_mm = 140.0
+      y_mm = 100.0
+      force_n = 1.0
+      hold_s = 0.4
+
+      [[fault]]
+      cell = 19
+      start_s = 0.3
+      end_s = 5.0
+      """, board: "boards/sim-grid.toml")
+    struct Touch: Decodable {
+      var id: Int
+      var degraded: Bool?
+    }
+    struct Line: Decodable { var touches: [Touch] }
+    let touches = try r.lines.map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }.flatMap(\.touches)
+    #expect(Set(touches.map(\.id)) == [1, 2])
+    #expect(touches.filter { $0.id == 1 }.allSatisfy { $0.degraded == true })
+    #expect(touches.filter { $0.id == 2 }.allSatisfy { $0.degraded == nil })
+  }
 }

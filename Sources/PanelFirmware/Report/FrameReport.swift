@@ -108,11 +108,17 @@ public struct TouchReport: Sendable, Equatable {
   public var progress_milli: UInt16
   /// The item under the touch (RegionMap index), -1 for none.
   public var item: Int16
-  public init(touch: TrackedTouch, stage: Stage = .none, progress_milli: UInt16 = 0, item: Int16 = -1) {
+  /// The position rests on an estimate: a cell it depends on reads no
+  /// measurement (`FailedCellEstimate`).
+  public var degraded: Bool
+  public init(
+    touch: TrackedTouch, stage: Stage = .none, progress_milli: UInt16 = 0, item: Int16 = -1, degraded: Bool = false
+  ) {
     self.touch = touch
     self.stage = stage
     self.progress_milli = progress_milli
     self.item = item
+    self.degraded = degraded
   }
   static let none = TouchReport(touch: .none)
 }
@@ -172,6 +178,12 @@ public struct FrameReport: Sendable {
     touchStorage[i].stage = stage
     touchStorage[i].progress_milli = progress_milli
     touchStorage[i].item = item
+  }
+
+  /// Flags touch `i`'s position as an estimate.
+  @inline(__always)
+  public mutating func setDegraded(at i: Int) {
+    touchStorage[i].degraded = true
   }
 
   public mutating func append(_ event: TouchEvent) {

@@ -18,7 +18,7 @@ public struct NDJSONEncoder: Sendable {
     let text = 2 + 6 * RegionRules.maxTextBytes  // quotes, each byte escaped
     let number = 21  // an Int64 or UInt64 (sign, 19 or 20 digits, a point)
     let line = 64 + 2 * number + 48  // t_us, frame, brackets, capability
-    let touch = 150 + 9 * number + text  // keys, id, phase, six numbers, stage, item, reason, into
+    let touch = 170 + 9 * number + text  // keys, id, phase, six numbers, stage, item, degraded, reason, into
     let action = 40 + 3 * text  // {"title":..,"subtitle":..,"icon":..},
     let event = 120 + number + text + RegionRules.maxQuickActions * action  // type, touch, item, from, menu
     return line + Capacity.contacts * touch + FrameReport.eventCapacity * event
@@ -81,6 +81,7 @@ public struct NDJSONEncoder: Sendable {
       out.append(fixed: Int64(r.progress_milli), decimals: 3)
       out.append(",\"item\":")
       appendItemName(r.item, report.regions, out)
+      if r.degraded { out.append(",\"degraded\":true") }
       if t.phase == .cancelled && t.reason != .none {
         out.append(",\"reason\":\"")
         out.append(t.reason.name)

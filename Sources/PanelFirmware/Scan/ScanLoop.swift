@@ -53,7 +53,7 @@ public final class ScanLoop<Source: FrontEnd> {
     interaction.observe(&frame)
     pipeline.process(&frame)
     tracker.update(
-      contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
+      contacts: interaction.contacts(of: &pipeline), outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
     makeReport(time: frame.time, number: frames)
     frames += 1
     return true
