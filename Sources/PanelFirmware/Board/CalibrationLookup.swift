@@ -55,7 +55,8 @@ public enum CalibrationLookup {
         let why = panel.map { $0.problems.isEmpty ? " (the panel holds none)" : " (the panel's copies: \($0.problems.joined(separator: "; ")))" } ?? ""
         throw FileError(
           file: board.file, field: "calibration",
-          message: "no calibration for board \"\(board.name)\"\(why): pass --calibration FILE (looked for \(path))")
+          message:
+            "no calibration for board \"\(board.name)\"\(why): pass --calibration FILE, or --uncalibrated to run on nominal gains for bring-up (looked for \(path))")
       }
     }
     return Found(record: try loadFile(path, board: board, serial: serial), origin: path, notes: notes)

@@ -118,17 +118,15 @@ public struct FailedCellEstimate: Sendable {
     let row = k / columns
     var sum: Int64 = 0
     var n: Int64 = 0
-    func add(_ c: Int, _ r: Int) {
-      guard c >= 0, c < columns, r >= 0, r < rows else { return }
+    for side in 0..<4 {
+      let c = side == 0 ? col - 1 : side == 1 ? col + 1 : col
+      let r = side == 2 ? row - 1 : side == 3 ? row + 1 : row
+      guard c >= 0, c < columns, r >= 0, r < rows else { continue }
       let j = r * columns + c
-      guard j < cellCount, !failed[j] else { return }
+      guard j < cellCount, !failed[j] else { continue }
       sum += Int64(image[j].rawValue)
       n += 1
     }
-    add(col - 1, row)
-    add(col + 1, row)
-    add(col, row - 1)
-    add(col, row + 1)
     return n == 0 ? .zero : Force_mN(rawValue: Int32(sum / n))
   }
 }
