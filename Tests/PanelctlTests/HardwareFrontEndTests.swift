@@ -51,6 +51,20 @@ import Testing
     BadInputTests.expectOneLineError(r, contains: ["no calibration for board \"sim-plate4-nau7802\"", "--calibration FILE", "--uncalibrated"])
   }
 
+  /// `--fallback-calibration` stands in for a panel without a record (a
+  /// twin's EEPROM starts blank) and cannot be combined with
+  /// `--calibration`, which overrides the panel's record.
+  @Test func aFallbackCalibrationStandsInForThePanelsRecord() throws {
+    let twin = ["stream", "--board", "boards/sim-plate4-nau7802.toml", "--speed", "0", "--frames", "20"]
+    let ok = try Panelctl.run(twin + ["--fallback-calibration", "calibration/sim-plate4-nau7802.toml"])
+    #expect(ok.status == 0, "\(ok.stderr)")
+    let missing = try Panelctl.run(twin + ["--fallback-calibration", "/nonexistent/cal.toml"])
+    BadInputTests.expectOneLineError(missing, contains: ["no calibration", "looked for /nonexistent/cal.toml"])
+    let both = try Panelctl.run(
+      twin + ["--calibration", "calibration/sim-plate4-nau7802.toml", "--fallback-calibration", "x.toml"])
+    #expect(both.status == 64 && both.stderr.contains("--fallback-calibration"), "\(both.stderr)")
+  }
+
   @Test func idleFramesCountAsAsked() throws {
     let r = try Panelctl.run(["stream", "--board", "boards/sim-plate4-nau7802.toml", "--speed", "0", "--idle", "--frames", "50"])
     #expect(r.status == 0, "\(r.stderr)")
