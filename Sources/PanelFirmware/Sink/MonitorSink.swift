@@ -237,16 +237,28 @@ public struct MonitorSink: FrameSink {
     }
   }
 
+  /// The bottom line: the latest events that fit before column 67, the
+  /// rest of the line cleared (a longer line drawn before leaves nothing
+  /// behind), then the hint at column 68.
   func events() {
     at(24, 1)
     screen.append("events:")
-    for i in 0..<recent.count {
+    var first = recent.count
+    var width = 7
+    while first > 0 {
+      let w = RecentEvents.width(recent.at(first - 1))
+      if width + w > 66 { break }
+      width += w
+      first -= 1
+    }
+    for i in first..<recent.count {
       let e = recent.at(i)
       screen.append(" ")
       screen.append(e.kind.name)
       screen.append(" #")
       number(Int64(e.touch), width: 1)
     }
+    screen.append("\u{1B}[K")
     at(24, 68)
     screen.append("Ctrl-C quits")
     screen.append("\u{1B}[K")
@@ -323,6 +335,17 @@ struct RecentEvents {
   }
 
   func at(_ i: Int) -> TouchEvent { events[i] }
+
+  /// Columns " NAME #TOUCH" takes.
+  static func width(_ e: TouchEvent) -> Int {
+    var digits = 1
+    var n = e.touch
+    while n >= 10 {
+      n /= 10
+      digits += 1
+    }
+    return 3 + e.kind.name.utf8CodeUnitCount + digits
+  }
 }
 
 /// Where the panel's cells fall on the monitor's character field: the field
