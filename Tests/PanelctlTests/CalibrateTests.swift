@@ -369,7 +369,7 @@ extension CalibrateTests {
 }
 
 extension CalibrateTests {
-  /// A fixture's session may carry fields of its own (CONTRACTS.md: "a
+  /// A fixture's session may carry fields of its own (docs/formats.md: "a
   /// field may be added to any format"): a key in plan.toml, a column in a
   /// step recording. They are warnings, and the calibration goes on.
   @Test func aSessionWithFieldsOfItsOwnIsComputedWithWarnings() throws {

@@ -17,7 +17,7 @@ import Testing
   }
 
   /// A malformed row while a touch is down: the error is one line, and
-  /// the stream still ends the touch (cancelled), as CONTRACTS.md section 4
+  /// the stream still ends the touch (cancelled), as docs/formats.md
   /// requires of every touch that began.
   @Test func aMalformedRowMidTouchCancelsTheTouchAndFails() throws {
     let dir = try Panelctl.temporaryDirectory()

@@ -24,8 +24,7 @@ public enum Sensitivity: String, Sendable, CaseIterable {
   }
 }
 
-/// The board file's `[interaction]` table (CONTRACTS.md section 1, plus the
-/// keys docs/formats.md adds).
+/// The board file's `[interaction]` table (docs/formats.md).
 public struct InteractionSettings: Sendable, Equatable {
   /// Newtons reported as `force` 1.0 (UITouch.force semantics).
   public var averageTouch_n = 0.8

@@ -1,6 +1,6 @@
 import ForceCore
 
-/// A touch's force stage (CONTRACTS.md section 4).
+/// A touch's force stage (docs/formats.md).
 public enum Stage: UInt8, Sendable, Equatable, Comparable, CaseIterable {
   case none, hint, peek, pop
 

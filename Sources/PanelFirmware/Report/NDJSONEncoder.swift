@@ -1,6 +1,6 @@
 import ForceCore
 
-/// Encodes frame reports as NDJSON lines (CONTRACTS.md section 4) into a
+/// Encodes frame reports as NDJSON lines (docs/formats.md) into a
 /// `ByteBuffer`, allocation-free: positions with 0.01 mm, forces with
 /// 0.001 N and normalized forces with 0.001 resolution.
 public struct NDJSONEncoder: Sendable {

@@ -2,7 +2,7 @@
 public enum TouchPhase: UInt8, Sendable, Equatable, CaseIterable {
   case began, moved, stationary, ended, cancelled
 
-  /// The name in the report stream (CONTRACTS.md section 4).
+  /// The name in the report stream (docs/formats.md).
   public var name: StaticString {
     switch self {
     case .began: return "began"
