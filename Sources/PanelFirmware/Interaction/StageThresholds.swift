@@ -27,7 +27,10 @@ public struct StageThresholds: Sendable, Equatable {
     let unit = s.averageTouch_n * sensitivity.factor
     func raw(_ normalized: Double) -> Int32 { Force_mN(newtons: normalized * unit).rawValue }
     let peek = s.peek * sensitivity.factor
-    let hint = 1 + (s.hint - 1) / (s.peek - 1) * (peek - 1)
+    // Hint's place between an average touch and peek (board files keep
+    // 1 < hint < peek; other settings get hint at the board's value).
+    let place = s.peek > 1 && s.hint > 1 ? (s.hint - 1) / (s.peek - 1) : nil
+    let hint = place.map { 1 + $0 * (peek - 1) } ?? s.hint * sensitivity.factor
     anchor = raw(0.5 * s.exitRatio)
     hintOn = Force_mN(newtons: hint * s.averageTouch_n).rawValue
     peekOn = raw(s.peek)
