@@ -9,6 +9,12 @@ cd "$(dirname "$0")/.."
 build_deps
 apt_need tmux  # MonitorTests draw the live view in a real terminal
 
+echo "== the repository stands alone: its docs and sources refer to nothing outside it" >&2
+if grep -rn "CONTRACTS.md\|shared/reference\|host-and-rigs" README.md docs Sources; then
+  echo "scripts/test.sh: the lines above refer to files that are not in the repository" >&2
+  exit 1
+fi
+
 echo "== build" >&2
 swift build --build-tests
 

@@ -42,27 +42,28 @@ int cuinput_sysname(int fd, char *buffer, unsigned int length) {
 }
 
 ssize_t cuinput_write(int fd, const struct cuinput_event *events, unsigned int count) {
-  struct input_event records[64];
-  unsigned int done = 0;
-  while (done < count) {
-    unsigned int n = count - done < 64 ? count - done : 64;
-    memset(records, 0, sizeof(struct input_event) * n);
-    for (unsigned int i = 0; i < n; i++) {
-      records[i].type = events[done + i].type;
-      records[i].code = events[done + i].code;
-      records[i].value = events[done + i].value;
-    }
-    size_t bytes = sizeof(struct input_event) * n;
-    size_t written = 0;
-    while (written < bytes) {
-      ssize_t w = write(fd, (const char *)records + written, bytes - written);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return done > 0 ? (ssize_t)done : -1;
-      }
-      written += (size_t)w;
-    }
-    done += n;
+  struct input_event records[CUINPUT_MAX_EVENTS];
+  if (count > CUINPUT_MAX_EVENTS) {
+    errno = EMSGSIZE;
+    return -1;
   }
-  return (ssize_t)done;
+  memset(records, 0, sizeof(struct input_event) * count);
+  for (unsigned int i = 0; i < count; i++) {
+    records[i].type = events[i].type;
+    records[i].code = events[i].code;
+    records[i].value = events[i].value;
+  }
+  // One write() for the whole frame: uinput injects every event of a
+  // write or, failing before the first, none; a frame is never split.
+  size_t bytes = sizeof(struct input_event) * count;
+  size_t written = 0;
+  while (written < bytes) {
+    ssize_t w = write(fd, (const char *)records + written, bytes - written);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    written += (size_t)w;
+  }
+  return (ssize_t)count;
 }

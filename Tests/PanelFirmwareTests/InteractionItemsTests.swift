@@ -44,7 +44,11 @@ import Testing
     // Up by 12 mm (past the 10 mm swipe) at a lighter force, then lift.
     for i in 0...40 { samples.append(Sample(1.0, 80, 38 - 12 * Double(i) / 40)) }
     d.press(Array(samples) + [Sample(0.03, 80, 26)])
-    #expect(d.kinds() == [.peek, .quickActions, .peekCancelled])
+    // Lifting once the actions show keeps the preview with them (the user
+    // lifts to choose one): peek_actions_kept in the lift frame, nothing
+    // cancelled.
+    #expect(d.kinds() == [.peek, .quickActions, .peekActionsKept])
+    #expect(d.frame(of: .peekActionsKept) == d.frame - 1)
     // Only 6 mm: no quick actions.
     var e = Self.drive()
     var short = Self.press(1.6, x: 80, y: 38).dropLast()

@@ -167,6 +167,37 @@ import Testing
     }
   }
 
+  /// The deployed service (deploy/panelctl-stream.service) on a panel whose
+  /// EEPROM holds its record: the file the service names for
+  /// CALIBRATION, passed the way its ExecStart passes it, never overrides
+  /// the panel's own record; it only stands in when the panel holds none.
+  @Test func theServiceFallbackNeverOverridesThePanel() throws {
+    let unit = try String(contentsOfFile: Repo.path("deploy/panelctl-stream.service"), encoding: .utf8)
+    let exec = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+    let words = exec.split(separator: " ").map(String.init)
+    let at = try #require(words.firstIndex(of: "${CALIBRATION}"))
+    let option = words[at - 1]
+    #expect(option == "--fallback-calibration", "the service passes the file as \(option)")
+    let (board, record) = try Self.record("sim-plate4")
+    var mine = record
+    mine.serial = "PANEL-7"
+    let bench = Bench(.c32)
+    _ = try bench.write(mine, board: board)
+    // The service's file: another panel's record (here the repository's).
+    let file = Repo.path("calibration/sim-plate4.toml")
+    func lookup(_ panel: PanelReadout) throws -> CalibrationLookup.Found {
+      option == "--calibration"
+        ? try CalibrationLookup.find(board: board, explicitPath: file, panel: panel)
+        : try CalibrationLookup.find(board: board, explicitPath: nil, fallbackPath: file, panel: panel)
+    }
+    let found = try lookup(bench.read(board))
+    #expect(found.origin == "panel (copy 1)" && found.record.serial == "PANEL-7")
+    // A panel that holds none: the service's file.
+    let blank = Bench(.c32)
+    let fallback = try lookup(blank.read(board))
+    #expect(fallback.origin == file && fallback.record.serial == "SIM-PLATE4-0001")
+  }
+
   @Test func aSimulatedPanelRefusesAnotherPanelsFile() throws {
     let board = try Board.load(path: Repo.path("Tests/Fixtures/calibration/sim-plate4-dead-cell.toml"))
     #expect {

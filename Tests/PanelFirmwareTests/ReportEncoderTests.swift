@@ -29,6 +29,42 @@ import Testing
         """)
   }
 
+  /// UITouch.force never exceeds maximumPossibleForce: an 8 N press (10.0
+  /// average touches of 0.8 N) reports `force` 6.67 = `max_force` in the
+  /// NDJSON line, `press` 1 in TUIO 2.0 and the axis maximum on uinput;
+  /// `force_n` and TUIO's `/forcepanel/stage` keep the measured newtons.
+  @Test func an8NewtonPressStaysWithinMaxForceInEveryOutput() throws {
+    let board = Board(
+      name: "t", width_mm: 160, height_mm: 100, cells: [CellPosition(x_mm: 0, y_mm: 0)],
+      frontEnd: FrontEndSpec(kind: "sim"), rate_hz: 320)
+    var report = FrameReport()
+    report.append(
+      TouchReport(
+        touch: TrackedTouch(
+          id: 1, phase: .moved, x: Length_um(millimetres: 80), y: Length_um(millimetres: 50),
+          force: Force_mN(newtons: 8)), stage: .pop))
+    let line = ByteBuffer(capacity: 1024)
+    NDJSONEncoder(interaction: board.interaction).encode(report, into: line)
+    let json = try JSONSerialization.jsonObject(with: Data(line.bytes)) as! [String: Any]
+    let touch = (json["touches"] as! [[String: Any]])[0]
+    #expect(touch["force"] as? Double == 6.67)
+    #expect(touch["max_force"] as? Double == 6.67)
+    #expect(touch["force_n"] as? Double == 8)
+
+    var tuio = TUIO2Encoder(source: TUIOSource(board: board, serial: "s", address: "0x7F000001"))
+    let bundle = ByteBuffer(capacity: 4096)
+    tuio.encode(report, time: .immediate, into: bundle)
+    let messages = try OSCReader.parse(Array(bundle.bytes)).1
+    let ptr = try #require(messages.first { $0.address == "/tuio2/ptr" })
+    #expect(ptr.arguments[8] == .float32(1))
+
+    var uinput = MultiTouchEncoder(axes: MultiTouchAxes(board: board))
+    let events = InputEventBuffer(capacity: MultiTouchEncoder.maxEventsPerFrame)
+    uinput.encode(report, into: events)
+    let pressures = events.events.filter { $0.type == 3 && ($0.code == 0x3a || $0.code == 0x18) }.map(\.value)
+    #expect(pressures == [5336, 5336])  // ABS_MT_PRESSURE, ABS_PRESSURE: 6.67 x 0.8 N in mN
+  }
+
   @Test func namesEveryPhaseStageAndEvent() {
     let buffer = ByteBuffer(capacity: 8192)
     let encoder = NDJSONEncoder(interaction: InteractionSettings())
@@ -159,9 +195,9 @@ import Testing
     report.frame = UInt64.max
     for i in 0..<Capacity.contacts {
       let touch = TrackedTouch(
-        id: UInt32.max - UInt32(i), phase: .stationary, x: Length_um(rawValue: Int32.min), y: Length_um(rawValue: Int32.min),
-        force: Force_mN(rawValue: Int32.min))
-      report.append(TouchReport(touch: touch, stage: .none, progress_milli: UInt16.max, item: 1))
+        id: UInt32.max - UInt32(i), phase: .cancelled, x: Length_um(rawValue: Int32.min), y: Length_um(rawValue: Int32.min),
+        force: Force_mN(rawValue: Int32.min), reason: .merged, mergedInto: UInt32.max)
+      report.append(TouchReport(touch: touch, stage: .none, progress_milli: UInt16.max, item: 1, degraded: true))
     }
     for _ in 0..<FrameReport.eventCapacity {
       report.append(TouchEvent(kind: .quickActions, touch: UInt32.max, item: 1, origin: .press))

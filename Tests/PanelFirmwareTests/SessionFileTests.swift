@@ -51,7 +51,7 @@ import Testing
         == "\(dir)/plan.toml: no such file: the session is incomplete (plan.toml is written last) or not a session")
   }
 
-  /// Fields a fixture adds (CONTRACTS.md: "a field may be added to any
+  /// Fields a fixture adds (docs/formats.md: "a field may be added to any
   /// format") are warnings, one line each, naming file, line and key.
   @Test func keysAndColumnsAFixtureAddsAreWarnings() throws {
     let board = try Repo.board("sim-plate4")

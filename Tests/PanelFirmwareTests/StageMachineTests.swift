@@ -6,7 +6,7 @@ import Testing
 
 /// The per-touch stage machine over force profiles (Interaction driven
 /// directly, so forces are exact). Board: average touch 0.8 N, so at Medium
-/// hint enters at 0.4 N, peek at 1.064 N, pop at 4.0 N; exits at 0.83 of
+/// hint enters at 0.88 N, peek at 1.064 N, pop at 4.0 N; exits at 0.83 of
 /// those; max force 6.67 x 0.8 = 5.336 N.
 @Suite struct StageMachineTests {
   static let peek_n = 1.33 * 0.8
@@ -44,12 +44,31 @@ import Testing
   @Test func hoveringAtTheHintThresholdDoesNotFlicker() {
     var rng = TestRandom(seed: 7)
     var d = InteractionDrive()
-    let hint_n = 0.5 * 0.8
+    let hint_n = 1.1 * 0.8
     var samples = Profile.ramp(0.1, hint_n, seconds: 0.2)
     for _ in 0..<960 { samples.append(Sample(hint_n * (1 + 0.04 * rng.gaussian()))) }
     d.press(samples + Profile.lift)
     #expect(d.stageSequence() == [.none, .hint])
     #expect(d.kinds().isEmpty)
+  }
+
+  /// Taps up to an average touch (force 1.0) never enter hint, at any
+  /// sensitivity: a host that blurs on hint must not flash on every tap.
+  /// A press between an average touch and peek does hint, after holding.
+  @Test(arguments: Sensitivity.allCases)
+  func tapsNeverHint(_ sensitivity: Sensitivity) {
+    for peak in stride(from: 0.2, through: 1.0, by: 0.1) {
+      let n = peak * 0.8
+      var d = InteractionDrive(board: InteractionDrive.board { $0.sensitivity = sensitivity })
+      d.press(Profile.ramp(0.1, n, seconds: 0.03) + Profile.hold(n, seconds: 0.1) + Profile.ramp(n, 0.1, seconds: 0.03) + Profile.lift)
+      #expect(d.stages.allSatisfy { $0.stage == .none }, "\(sensitivity) tap of \(peak): \(d.stageSequence())")
+      #expect(d.kinds().isEmpty)
+    }
+    let t = StageThresholds(settings: InteractionSettings(), sensitivity: sensitivity)
+    let between = (Double(t.hintOn) + Double(t.peekOn)) / 2 / Double(Force_mN(newtons: 1).rawValue)
+    var d = InteractionDrive(board: InteractionDrive.board { $0.sensitivity = sensitivity })
+    d.press(Profile.ramp(0.1, between, seconds: 0.1) + Profile.hold(between, seconds: 0.2) + Profile.lift)
+    #expect(d.stageSequence() == [.none, .hint], "\(sensitivity): \(d.stageSequence())")
   }
 
   @Test func liftingInPeekGivesPeekCancelledInTheLiftFrame() {
@@ -73,9 +92,15 @@ import Testing
     let medium = StageThresholds(settings: s, sensitivity: .medium)
     for (sensitivity, factor) in [(Sensitivity.light, 0.83), (.firm, 1.2)] {
       let t = StageThresholds(settings: s, sensitivity: sensitivity)
-      for (a, m) in [(t.hintOn, medium.hintOn), (t.peekOn, medium.peekOn), (t.popOn, medium.popOn), (t.peekOff, medium.peekOff)] {
+      for (a, m) in [(t.peekOn, medium.peekOn), (t.popOn, medium.popOn), (t.peekOff, medium.peekOff)] {
         #expect(abs(Double(a) - Double(m) * factor) <= 1, "\(sensitivity): \(a) vs \(m) x \(factor)")
       }
+      // Hint keeps its place between an average touch (which no
+      // sensitivity changes) and that sensitivity's peek.
+      let average = Double(Force_mN(newtons: 0.8).rawValue)
+      let place = (Double(t.hintOn) - average) / (Double(t.peekOn) - average)
+      let mediumPlace = (Double(medium.hintOn) - average) / (Double(medium.peekOn) - average)
+      #expect(abs(place - mediumPlace) < 0.01 && place > 0 && place < 1, "\(sensitivity): \(place)")
     }
     #expect(StageThresholds(settings: s, sensitivity: .firm).peekOn > medium.peekOn)
     #expect(StageThresholds(settings: s, sensitivity: .light).peekOn < medium.peekOn)

@@ -142,7 +142,7 @@ import Testing
   }
 
   /// The packets python-osc misreads instead of rejecting
-  /// (docs: reference/host-and-rigs.md) are errors here.
+  /// (docs/streaming.md, "listen") are errors here.
   @Test func theStrictReaderRejectsWhatLenientDecodersMisread() {
     func message(_ tags: String, _ payload: [UInt8]) -> [UInt8] {
       func padded(_ s: String) -> [UInt8] {

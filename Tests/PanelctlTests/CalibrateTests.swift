@@ -65,6 +65,10 @@ import Testing
     let offline = live.directory.appendingPathComponent("offline.toml").path
     let r = try Panelctl.run(["calibrate", "--board", "boards/\(board).toml", "--session", live.session, "--out", offline])
     #expect(r.status == 0, "\(r.stderr)")
+    // A pass says so in one line, also when standard error is not a terminal.
+    let stem = String(offline.dropLast(5))
+    #expect(r.stderr == "calibration passed: \(offline); certificate \(stem).certificate.html\n", "\(r.stderr)")
+    #expect(live.result.stderr.hasSuffix("; certificate \(String(live.record.dropLast(5))).certificate.html\n"), "\(live.result.stderr)")
     let a = try String(contentsOfFile: live.record, encoding: .utf8)
     let b = try String(contentsOfFile: offline, encoding: .utf8)
     #expect(a == b)
@@ -73,6 +77,34 @@ import Testing
     let record = try CalibrationRecord.load(path: live.record, board: Board.load(path: Panelctl.root + "/boards/\(board).toml"))
     #expect(record.source == "session")
     #expect(record.checks.allSatisfy { $0.passed })
+  }
+
+  /// docs/calibration.md's screenshot command opens a page that a fresh
+  /// clone makes with the lines before it: they run (bash, panelctl on
+  /// PATH) and the page is there.
+  @Test func theScreenshotCommandMakesTheFileItOpens() throws {
+    let doc = try String(contentsOfFile: Panelctl.root + "/docs/calibration.md", encoding: .utf8)
+    let block = try #require(doc.components(separatedBy: "```sh\n").first { $0.contains("--screenshot=") })
+    let lines = block.components(separatedBy: "```")[0]
+    let before = try #require(lines.components(separatedBy: "chromium ").first)
+    let opened = try #require(lines.range(of: "\"file://")).upperBound
+    let page = String(lines[opened...].prefix { $0 != "\"" })
+    let script = before + "\ntest -f \"\(page)\" || { echo \"no \(page)\" >&2; exit 3; }\nrm -r \"$dir\"\n"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-euc", script]
+    process.currentDirectoryURL = URL(fileURLWithPath: Panelctl.root)
+    var environment = ProcessInfo.processInfo.environment
+    let bin = URL(fileURLWithPath: Panelctl.executable).deletingLastPathComponent().path
+    environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+    process.environment = environment
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(script)\n\(message)")
   }
 
   /// Accuracy on placements the fit never saw, through the pipeline, against
@@ -337,7 +369,7 @@ extension CalibrateTests {
 }
 
 extension CalibrateTests {
-  /// A fixture's session may carry fields of its own (CONTRACTS.md: "a
+  /// A fixture's session may carry fields of its own (docs/formats.md: "a
   /// field may be added to any format"): a key in plan.toml, a column in a
   /// step recording. They are warnings, and the calibration goes on.
   @Test func aSessionWithFieldsOfItsOwnIsComputedWithWarnings() throws {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// A factory fixture's session: only the contract's keys (CONTRACTS.md
-/// section 3) plus the panel's own serial. Its calibration belongs to that
+/// A factory fixture's session: only the keys every session has (docs/formats.md,
+/// "Calibration session") plus the panel's own serial. Its calibration belongs to that
 /// panel: a replay of a recording (which names no panel) takes it with a
 /// note, a live panel with another serial refuses it; and the certificate
 /// estimates the accuracy by cross-validation, since such a session has no

@@ -19,6 +19,52 @@ import Testing
     #expect(events.contains("peek") && events.contains("pop"))
   }
 
+  /// Bring-up before calibration: `--uncalibrated` runs each twin on the
+  /// nominal sensitivity its board file gives (chip gain and reference,
+  /// the cells' rated output and capacity): touches with forces near the
+  /// true ones, force `unavailable` (`no_calibration`), the touch-and-hold
+  /// fallback instead of peek and pop. `monitor` too.
+  @Test(arguments: ["sim-plate4-nau7802", "sim-plate4-ads122c04", "sim-grid-frame"])
+  func twinsStreamUncalibrated(_ name: String) throws {
+    let r = try Panelctl.run(["stream", "--board", "boards/\(name).toml", "--speed", "0", "--uncalibrated"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.isEmpty)
+    let lines = try InteractionLine.decode(r)
+    let events = InteractionStreamTests.seen(lines)
+    #expect(events.first?.type == "capability" && events.first?.extra == "unavailable no_calibration")
+    #expect(events.contains { $0.type == "long_press" } && !events.contains { $0.type == "peek" || $0.type == "pop" })
+    // Both demos press to 4.6 N; the nominal sensitivity is within 10 % of the twin's.
+    let peak = try ReportLine.decode(r.lines).flatMap(\.touches).map(\.force_n).max() ?? 0
+    #expect(peak > 4.6 * 0.85 && peak < 4.6 * 1.15, "peak \(peak) N")
+    let monitor = try Panelctl.run(["monitor", "--board", "boards/\(name).toml", "--speed", "0", "--uncalibrated", "--frames", "200"])
+    #expect(monitor.status == 0, "\(monitor.stderr)")
+  }
+
+  /// Without a calibration file the error says how to run without one.
+  @Test func aMissingCalibrationNamesUncalibrated() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let text = try String(contentsOfFile: Panelctl.root + "/boards/sim-plate4-nau7802.toml", encoding: .utf8)
+      .replacingOccurrences(of: "../scenarios/", with: Panelctl.root + "/scenarios/")
+    let board = try BadInputTests.write(text, "twin.toml", in: dir)
+    let r = try Panelctl.run(["stream", "--board", board, "--speed", "0", "--frames", "10"])
+    BadInputTests.expectOneLineError(r, contains: ["no calibration for board \"sim-plate4-nau7802\"", "--calibration FILE", "--uncalibrated"])
+  }
+
+  /// `--fallback-calibration` stands in for a panel without a record (a
+  /// twin's EEPROM starts blank) and cannot be combined with
+  /// `--calibration`, which overrides the panel's record.
+  @Test func aFallbackCalibrationStandsInForThePanelsRecord() throws {
+    let twin = ["stream", "--board", "boards/sim-plate4-nau7802.toml", "--speed", "0", "--frames", "20"]
+    let ok = try Panelctl.run(twin + ["--fallback-calibration", "calibration/sim-plate4-nau7802.toml"])
+    #expect(ok.status == 0, "\(ok.stderr)")
+    let missing = try Panelctl.run(twin + ["--fallback-calibration", "/nonexistent/cal.toml"])
+    BadInputTests.expectOneLineError(missing, contains: ["no calibration", "looked for /nonexistent/cal.toml"])
+    let both = try Panelctl.run(
+      twin + ["--calibration", "calibration/sim-plate4-nau7802.toml", "--fallback-calibration", "x.toml"])
+    #expect(both.status == 64 && both.stderr.contains("--fallback-calibration"), "\(both.stderr)")
+  }
+
   @Test func idleFramesCountAsAsked() throws {
     let r = try Panelctl.run(["stream", "--board", "boards/sim-plate4-nau7802.toml", "--speed", "0", "--idle", "--frames", "50"])
     #expect(r.status == 0, "\(r.stderr)")

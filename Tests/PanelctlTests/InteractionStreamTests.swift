@@ -80,7 +80,8 @@ struct InteractionLine: Decodable {
     // 4: peek and swipe up: the message's quick actions.
     Seen(type: "peek", touch: 4, item: "message"),
     Seen(type: "quick_actions", touch: 4, item: "message", extra: "below/center Reply|Mark as Read"),
-    Seen(type: "peek_cancelled", touch: 4, item: "message"),
+    // Lifting with the actions shown keeps them: not cancelled.
+    Seen(type: "peek_actions_kept", touch: 4, item: "message"),
     // 5, 6: home-screen icons, the menu on the side with room.
     Seen(type: "quick_actions", touch: 5, item: "mail", extra: "below/left New Message|Inbox|Search"),
     Seen(type: "quick_actions", touch: 6, item: "camera", extra: "above/right Take Selfie|Record Video"),

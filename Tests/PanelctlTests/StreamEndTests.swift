@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The end of a report stream (CONTRACTS.md section 4): one line per
+/// The end of a report stream (docs/formats.md): one line per
 /// frame to the very end, `t_us` and `frame` strictly increasing, and the
 /// touches still down when the input ends cancelled in the report of the
 /// last frame, not on an extra line.

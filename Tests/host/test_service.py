@@ -65,7 +65,9 @@ class ServiceTests(unittest.TestCase):
         self.assertEqual(s["Restart"], "on-failure")
         self.assertEqual(s["StandardError"], "journal")
         self.assertEqual(s["EnvironmentFile"], "/etc/forcepanel/panelctl.conf")
-        self.assertIn("--board ${BOARD} --calibration ${CALIBRATION}", s["ExecStart"])
+        # The panel's own record first, the configured file as the fallback.
+        self.assertIn("--board ${BOARD} --fallback-calibration ${CALIBRATION}", s["ExecStart"])
+        self.assertNotIn(" --calibration ", s["ExecStart"])
         self.assertEqual(s["WantedBy"], "multi-user.target")
 
     @unittest.skipUnless(shutil.which("systemd-analyze"), "systemd-analyze is not installed")
@@ -93,6 +95,23 @@ class ServiceTests(unittest.TestCase):
         else:  # parsed, then the uinput device could not be made here
             self.assertEqual(r.returncode, 1, r.stderr)
             self.assertIn("uinput: cannot open /dev/uinput", r.stderr)
+
+    def test_the_configured_file_is_only_the_fallback(self):
+        """The service's command line on a twin board, whose panel holds no
+        record: the configured file is what it falls back to (a missing one
+        is named, with the panel's state); the same command line with the
+        panel's record is PanelCalibrationStoreTests'
+        theServiceFallbackNeverOverridesThePanel."""
+        env = {"BOARD": "boards/sim-plate4-nau7802.toml",
+               "CALIBRATION": "calibration/sim-plate4-nau7802.toml", "STREAM_ARGS": "--frames 20"}
+        r = subprocess.run(exec_start(env) + ["--speed", "0"], cwd=hostlib.ROOT,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        env["CALIBRATION"] = "/nonexistent/calibration.toml"
+        r = subprocess.run(exec_start(env) + ["--speed", "0"], cwd=hostlib.ROOT,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("looked for /nonexistent/calibration.toml", r.stderr)
 
     def test_systemctl_stop_ends_the_stream_cleanly(self):
         rx = hostlib.UDPReceiver()

@@ -44,8 +44,14 @@ int cuinput_dev_destroy(int fd);
 /// ("input12"), NUL-terminated.
 int cuinput_sysname(int fd, char *buffer, unsigned int length);
 
-/// Writes `count` events as struct input_event records in one write().
-/// Returns the number of events written, or -1 with errno set.
+/// The most events one cuinput_write takes (a frame of MultiTouchEncoder
+/// is at most maxEventsPerFrame of them).
+#define CUINPUT_MAX_EVENTS 128
+
+/// Writes `count` events (at most CUINPUT_MAX_EVENTS: a whole frame) as
+/// struct input_event records in one write(), so that a frame reaches the
+/// device whole or not at all. Returns `count`, or -1 with errno set
+/// (EMSGSIZE for more than CUINPUT_MAX_EVENTS, nothing written).
 ssize_t cuinput_write(int fd, const struct cuinput_event *events, unsigned int count);
 
 /// The request numbers, for tests and traces.

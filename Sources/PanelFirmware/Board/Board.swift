@@ -1,6 +1,6 @@
 import ForceCore
 
-/// One panel on one board, as a board file (CONTRACTS.md section 1)
+/// One panel on one board, as a board file (docs/formats.md)
 /// describes it: geometry, front end, sampling, detection and interaction.
 public struct Board: Sendable {
   /// Unique name, used in records and reports.

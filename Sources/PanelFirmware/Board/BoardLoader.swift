@@ -132,7 +132,7 @@ extension InteractionSettings {
         t.has("max_force") ? "max_force" : "average_touch_n",
         "max_force x average_touch_n = \(reported) N: \(ValueBound.reportedForce_n.violation(reported))")
     }
-    if !(hint > 0) { throw t.error("hint", "must be greater than 0") }
+    if !(hint > 1) { throw t.error("hint", "must be greater than 1, an average touch (taps must not hint)") }
     if !(peek > hint) { throw t.error("peek", "must be greater than hint (\(hint))") }
     if !(pop > peek) { throw t.error("pop", "must be greater than peek (\(peek))") }
     // Every peek can pop: even at Firm, pop must be within reach.

@@ -25,18 +25,22 @@ public enum CalibrationLookup {
   }
 
   /// The calibration for a run on `board`:
-  /// 1. an explicit file (`--calibration`), when given;
+  /// 1. an explicit file (`--calibration`), when given: it wins over the
+  ///    panel's own record (a factory or a test overriding it);
   /// 2. otherwise the newest valid copy on the panel (`panel`: what its
   ///    EEPROM holds), when there is one;
-  /// 3. otherwise the board's default file.
+  /// 3. otherwise the fallback file (`--fallback-calibration`: what a
+  ///    deployed service names), or the board's default file.
   /// A file must match the board and the panel's serial (from its valid copy,
   /// or a simulated panel's own).
-  public static func find(board: Board, explicitPath: String?, panel: PanelReadout? = nil) throws(FileError) -> Found {
+  public static func find(
+    board: Board, explicitPath: String?, fallbackPath: String? = nil, panel: PanelReadout? = nil
+  ) throws(FileError) -> Found {
     var notes = (panel?.problems ?? []).map { "panel " + $0 }
     let serial = panel?.record?.serial ?? panelSerial(board)
     if explicitPath == nil, let p = panel, let record = p.record {
-      // The default file is not needed; say so if it is for another panel.
-      let path = defaultPath(for: board)
+      // The file is not needed; say so if it is for another panel.
+      let path = fallbackPath ?? defaultPath(for: board)
       if TextFile.exists(path) {
         do {
           _ = try loadFile(path, board: board, serial: serial)
@@ -50,12 +54,13 @@ public enum CalibrationLookup {
     if let explicitPath {
       path = explicitPath
     } else {
-      path = defaultPath(for: board)
+      path = fallbackPath ?? defaultPath(for: board)
       guard TextFile.exists(path) else {
         let why = panel.map { $0.problems.isEmpty ? " (the panel holds none)" : " (the panel's copies: \($0.problems.joined(separator: "; ")))" } ?? ""
         throw FileError(
           file: board.file, field: "calibration",
-          message: "no calibration for board \"\(board.name)\"\(why): pass --calibration FILE (looked for \(path))")
+          message:
+            "no calibration for board \"\(board.name)\"\(why): pass --calibration FILE, or --uncalibrated to run on nominal gains for bring-up (looked for \(path))")
       }
     }
     return Found(record: try loadFile(path, board: board, serial: serial), origin: path, notes: notes)
@@ -97,11 +102,13 @@ public enum CalibrationLookup {
   /// The calibration for a run on `board` (see `find`), reading the panel's
   /// EEPROM first where a real board has one. (A bus that cannot be opened
   /// is left to the front end to report.)
-  public static func load(board: Board, explicitPath: String?) throws(FileError) -> CalibrationRecord {
+  public static func load(board: Board, explicitPath: String?, fallbackPath: String? = nil) throws(FileError)
+    -> CalibrationRecord
+  {
     var readout: PanelReadout?
     if var memory = (try? PanelMemory.open(board: board)) ?? nil {
       readout = memory.read(board: board)
     }
-    return try find(board: board, explicitPath: explicitPath, panel: readout).record
+    return try find(board: board, explicitPath: explicitPath, fallbackPath: fallbackPath, panel: readout).record
   }
 }

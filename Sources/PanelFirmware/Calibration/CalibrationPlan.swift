@@ -1,4 +1,4 @@
-/// Standard gravity (CONTRACTS.md section 3), m/s^2.
+/// Standard gravity (docs/formats.md), m/s^2.
 public let standardGravity = 9.80665
 
 /// What a step of a calibration is for.

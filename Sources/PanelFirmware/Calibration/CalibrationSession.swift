@@ -1,4 +1,4 @@
-/// A recorded calibration session (CONTRACTS.md section 3): a directory with
+/// A recorded calibration session (docs/formats.md): a directory with
 /// `plan.toml` and one raw recording per step. Sessions written by
 /// `panelctl calibrate` add the plan's name, the date, the single-point
 /// reference mass, the limits and each step's role; a fixture's session
@@ -95,7 +95,7 @@ public struct CalibrationSession: Sendable, Equatable {
 
   /// The text of `plan.toml`.
   public func encodedPlan() -> String {
-    var s = "# Calibration session (CONTRACTS.md section 3), recorded by panelctl calibrate.\n"
+    var s = "# Calibration session (docs/formats.md), recorded by panelctl calibrate.\n"
     s += "board = \(quoted(board))\n"
     s += "serial = \(quoted(serial))\n"
     s += "plan = \(quoted(planName))\n"

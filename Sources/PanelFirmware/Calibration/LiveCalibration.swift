@@ -49,8 +49,8 @@ public enum CalibrationRunError: Error, CustomStringConvertible, Sendable {
   }
 }
 
-/// Runs a plan on a live panel and records the session (CONTRACTS.md
-/// section 3): for each step the fixture (or the simulated panel itself)
+/// Runs a plan on a live panel and records the session (docs/formats.md):
+/// for each step the fixture (or the simulated panel itself)
 /// applies the load, the readings are watched until they are still, then
 /// the step is recorded; a step disturbed while recording is recorded
 /// again. `plan.toml` is written last, so a directory without it is an

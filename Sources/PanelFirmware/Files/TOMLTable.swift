@@ -395,7 +395,7 @@ public enum UnknownKeys: Sendable {
   /// where an unknown key is most likely a typo.
   case refuse
   /// A warning, and the key is ignored: files other programs write (a
-  /// session's plan.toml), which may add fields (CONTRACTS.md).
+  /// session's plan.toml), which may add fields (docs/formats.md).
   case warn
 }
 

@@ -69,14 +69,23 @@ public enum FrontEndFactory {
   }
 
   /// The nominal sensitivity of the board's front end (counts per newton),
-  /// for running without a calibration (`CalibrationRecord.nominal`).
+  /// for running without a calibration (`CalibrationRecord.nominal`): the
+  /// simulator's own, or, for a converter, from the gain it is programmed
+  /// with, its reference and the load cells' rating (`CellRating`; the
+  /// NAU7802's reference is its AVDD, which excites the bridge; the
+  /// ADS122C04's external reference is the excitation, its internal one
+  /// 2.048 V; a frame controller's converters are taken as ratiometric).
   public static func nominalGain(board: Board) throws(FileError) -> Double {
-    switch board.frontEnd.kind {
-    case "sim": return try simulationParameters(board).gain_counts_per_n
-    default:
-      throw FileError(
-        file: board.file, field: "[frontend] kind",
-        message: "front end \"\(board.frontEnd.kind)\" has no nominal gain: it needs a calibration")
+    if board.frontEnd.kind == "sim" { return try simulationParameters(board).gain_counts_per_n }
+    let c = try driverConfiguration(board)
+    switch c.chip {
+    case .nau7802:
+      return c.cells.counts_per_n(gain: c.nau7802.gain.factor, excitationOverReference: 1)
+    case .ads122c04:
+      let ratio = c.ads122c04.reference == .internal2V048 ? c.cells.excitation_v / 2.048 : 1
+      return c.cells.counts_per_n(gain: c.ads122c04.gain.factor, excitationOverReference: ratio)
+    case .frame:
+      return c.cells.counts_per_n(gain: c.frame.gain, excitationOverReference: 1)
     }
   }
 

@@ -1,6 +1,6 @@
 import ForceCore
 
-/// Frames from a raw recording (CONTRACTS.md section 2): replay runs the
+/// Frames from a raw recording (docs/formats.md): replay runs the
 /// same scan loop as a live panel, at the recording's own times.
 public struct RecordingFrontEnd: FrontEnd {
   public let path: String

@@ -76,10 +76,17 @@ public struct ForceHealthMonitor: Sendable {
   public private(set) var fault = ForceCapability.available
   /// Samples at a rail seen; they only grow.
   public private(set) var railSamples: UInt64 = 0
+  /// Cells at a rail in the last valid frame.
+  public private(set) var railedCells = 0
 
   public init(rate_hz: Int) {
     faultFrames = max(2, rate_hz / 4)
     recoverFrames = max(2, rate_hz / 2)
+  }
+
+  /// Whether cell `k` was at a rail in the last valid frame.
+  public mutating func isRailed(_ k: Int) -> Bool {
+    k >= 0 && k < Capacity.cells && railRun[k] > 0
   }
 
   /// Looks at one frame (`inout` only so its counts are read in place).
@@ -90,12 +97,14 @@ public struct ForceHealthMonitor: Sendable {
       if invalidRun >= faultFrames { worst = ForceCapability(state: .unavailable, reason: .frontEndFault) }
     } else {
       invalidRun = 0
+      railedCells = 0
       let n = min(frame.cellCount, Capacity.cells)
       let limit = UInt16(min(faultFrames, Int(UInt16.max)))
       for k in 0..<n {
         let raw = frame.counts[k]
         if raw >= RawCounts.max || raw <= RawCounts.min {
           railSamples &+= 1
+          railedCells += 1
           let run = railRun[k]
           if run < limit { railRun[k] = run + 1 }
           if run + 1 >= limit && worst.isAvailable {

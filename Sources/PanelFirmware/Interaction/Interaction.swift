@@ -17,6 +17,8 @@ public struct Interaction: Sendable {
   /// Whether the run has a valid calibration.
   public let calibrated: Bool
   public private(set) var health: ForceHealthMonitor
+  /// Contacts and positions while a cell is dead (at its rail).
+  public private(set) var failedCells: FailedCellEstimate
   public let rate_hz: Int
   var rules: PressRules
   var slots: TouchArray<PressState> = TouchArray(repeating: PressState())
@@ -34,6 +36,7 @@ public struct Interaction: Sendable {
     self.calibrated = calibrated
     rate_hz = board.rate_hz
     health = ForceHealthMonitor(rate_hz: board.rate_hz)
+    failedCells = FailedCellEstimate(board: board)
     rules = PressRules(settings: board.interaction, sensitivity: board.interaction.sensitivity, rate_hz: board.rate_hz)
   }
 
@@ -97,8 +100,14 @@ public struct Interaction: Sendable {
     health.observe(&frame)
   }
 
-  /// Sets each touch's stage, progress and item in `report` and appends the
-  /// frame's events.
+  /// The frame's contacts for the tracker: the core's, or, with a cell at
+  /// its rail, found again with that cell estimated (`FailedCellEstimate`).
+  public mutating func contacts(of pipeline: inout ForcePipeline) -> ContactList {
+    failedCells.contacts(&pipeline, health: &health)
+  }
+
+  /// Sets each touch's stage, progress, item and degraded flag in `report`
+  /// and appends the frame's events.
   public mutating func update(_ report: inout FrameReport) {
     let now = report.time.rawValue
     if reportedGeneration != regionsGeneration {
@@ -126,6 +135,7 @@ public struct Interaction: Sendable {
     let holdMode = !capability.isAvailable
     for i in 0..<report.touchCount {
       let t = report[touch: i].touch
+      if failedCells.degrades(x: t.x, y: t.y) { report.setDegraded(at: i) }
       let s = slot(for: t.id)
       if !slots[s].used {
         let item = regions.hit(x: t.x, y: t.y)

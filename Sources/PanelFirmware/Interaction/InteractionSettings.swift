@@ -24,15 +24,16 @@ public enum Sensitivity: String, Sendable, CaseIterable {
   }
 }
 
-/// The board file's `[interaction]` table (CONTRACTS.md section 1, plus the
-/// keys docs/formats.md adds).
+/// The board file's `[interaction]` table (docs/formats.md).
 public struct InteractionSettings: Sendable, Equatable {
   /// Newtons reported as `force` 1.0 (UITouch.force semantics).
   public var averageTouch_n = 0.8
   /// maximumPossibleForce, in normalized units.
   public var maxForce = 6.67
-  /// Normalized force that enters hint at Medium sensitivity.
-  public var hint = 0.5
+  /// Normalized force that enters hint at Medium sensitivity: above an
+  /// ordinary touch (1.0), below peek, so that taps never hint. At other
+  /// sensitivities hint keeps its place between the two (`StageThresholds`).
+  public var hint = 1.1
   /// Normalized force that enters peek at Medium sensitivity.
   public var peek = 1.33
   /// Normalized force that enters pop at Medium sensitivity.

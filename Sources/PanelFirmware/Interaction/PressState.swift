@@ -39,11 +39,14 @@ struct PressRules: Sendable {
 /// - Moving beyond the drag slop before peek makes the touch a drag: stage
 ///   none, no deep stages until lift (NSEvent's deep-click drag rule).
 ///   Movement is measured from where the touch was when its force first
-///   reached the hint's exit force; before that, a light contact's position
-///   is noisy (its error grows as 1/force), so only moving twice the slop
-///   from the touch-down point counts.
+///   reached the anchor force (half an average touch); before that, a
+///   light contact's position is noisy (its error grows as 1/force), so
+///   only moving twice the slop from the touch-down point counts.
 /// - While peeking, moving up by `swipeUp` reveals the quick actions.
-/// - Lifting while peeking raises `peek_cancelled`.
+/// - Lifting while peeking raises `peek_cancelled`; lifting once the quick
+///   actions are revealed raises `peek_actions_kept` instead: the preview
+///   and its actions stay until the user picks one (3D Touch: the finger
+///   lifts to choose).
 ///
 /// Touch-and-hold (force off or unavailable, and edit menus always): held
 /// for the long-press time within the hold slop, the item's hold action
@@ -129,7 +132,7 @@ struct PressState: Sendable {
     var scale: Int64 = 4
     if anchored {
       scale = 1
-    } else if force >= rules.thresholds.hintOff && !holdBroken && !dragging {
+    } else if force >= rules.thresholds.anchor && !holdBroken && !dragging {
       anchored = true
       scale = 1
       originX = x
@@ -223,9 +226,7 @@ struct PressState: Sendable {
 
   /// The touch's last frame (ended or cancelled).
   mutating func finish(report: inout FrameReport) {
-    if peekShown && stage == .peek {
-      report.append(TouchEvent(kind: .peekCancelled, touch: id, item: item))
-    }
+    endPeek(report: &report)
     if playing {
       playing = false
       report.append(TouchEvent(kind: .livePhotoEnd, touch: id, item: item))
@@ -233,13 +234,18 @@ struct PressState: Sendable {
     used = false
   }
 
+  /// The preview's end when the finger lifts or force is lost while
+  /// peeking: dismissed, or kept with the quick actions it revealed.
+  func endPeek(report: inout FrameReport) {
+    guard peekShown && stage == .peek else { return }
+    report.append(TouchEvent(kind: actionsShown ? .peekActionsKept : .peekCancelled, touch: id, item: item))
+  }
+
   /// Force stopped being usable mid-touch: dismiss what force started and
   /// continue on the touch-and-hold fallback from here.
   mutating func loseForce(t_us: Int64, report: inout FrameReport) {
     guard !holdMode else { return }
-    if peekShown && stage == .peek {
-      report.append(TouchEvent(kind: .peekCancelled, touch: id, item: item))
-    }
+    endPeek(report: &report)
     peekShown = false
     if playing && !held {
       playing = false

@@ -1,6 +1,6 @@
 import ForceCore
 
-/// A touch's force stage (CONTRACTS.md section 4).
+/// A touch's force stage (docs/formats.md).
 public enum Stage: UInt8, Sendable, Equatable, Comparable, CaseIterable {
   case none, hint, peek, pop
 
@@ -42,6 +42,10 @@ public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
   case sensitivity
   /// Panel event (touch 0): the regions were replaced.
   case regions
+  /// Lifted (or force lost) after the quick actions were revealed from
+  /// peek: the preview stays with its actions until the user picks one or
+  /// dismisses it on the host; nothing is cancelled.
+  case peekActionsKept
 
   public var name: StaticString {
     switch self {
@@ -56,6 +60,7 @@ public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
     case .capability: return "capability"
     case .sensitivity: return "sensitivity"
     case .regions: return "regions"
+    case .peekActionsKept: return "peek_actions_kept"
     }
   }
 
@@ -103,11 +108,17 @@ public struct TouchReport: Sendable, Equatable {
   public var progress_milli: UInt16
   /// The item under the touch (RegionMap index), -1 for none.
   public var item: Int16
-  public init(touch: TrackedTouch, stage: Stage = .none, progress_milli: UInt16 = 0, item: Int16 = -1) {
+  /// The position rests on an estimate: a cell it depends on reads no
+  /// measurement (`FailedCellEstimate`).
+  public var degraded: Bool
+  public init(
+    touch: TrackedTouch, stage: Stage = .none, progress_milli: UInt16 = 0, item: Int16 = -1, degraded: Bool = false
+  ) {
     self.touch = touch
     self.stage = stage
     self.progress_milli = progress_milli
     self.item = item
+    self.degraded = degraded
   }
   static let none = TouchReport(touch: .none)
 }
@@ -167,6 +178,12 @@ public struct FrameReport: Sendable {
     touchStorage[i].stage = stage
     touchStorage[i].progress_milli = progress_milli
     touchStorage[i].item = item
+  }
+
+  /// Flags touch `i`'s position as an estimate.
+  @inline(__always)
+  public mutating func setDegraded(at i: Int) {
+    touchStorage[i].degraded = true
   }
 
   public mutating func append(_ event: TouchEvent) {

@@ -68,10 +68,20 @@ public struct MultiTouchAxes: Sendable, Equatable {
 /// - each touch gets a slot while it is down: `ABS_MT_SLOT`, then
 ///   `ABS_MT_TRACKING_ID` (the touch id, 0...65535) when it begins and -1
 ///   when it ends or is cancelled;
+/// - a slot freed in a frame is not given out again in that frame: a slot
+///   both ended and begun within one `SYN_REPORT` is, to a reader, one
+///   touch that never lifted (libinput: "multiple touch down for the same
+///   slot"). A touch that finds no other free slot takes it in the next
+///   frame;
 /// - per active touch `ABS_MT_POSITION_X/Y` (0.01 mm) and `ABS_MT_PRESSURE`
 ///   (mN, clamped to the axis);
 /// - single-touch emulation for older clients: `BTN_TOUCH`, and `ABS_X`,
-///   `ABS_Y`, `ABS_PRESSURE` of the oldest touch down;
+///   `ABS_Y`, `ABS_PRESSURE` follow one touch, the oldest down when the
+///   pointer was last up, from its frame to its end. When it ends,
+///   `BTN_TOUCH` goes to 0 in that frame even if other touches are down;
+///   the next frame presses again on the oldest touch down. The pointer
+///   never jumps from one finger to another while pressed, so two taps
+///   stay two taps, never a drag from the first to the second;
 /// - `SYN_REPORT` closes the frame. Frames with no touches emit nothing.
 ///
 /// The kernel drops values that did not change; the encoder does not need to.
@@ -79,7 +89,10 @@ public struct MultiTouchEncoder {
   public let axes: MultiTouchAxes
   /// Touch id per slot; 0 = free (touch ids start at 1).
   var slotIDs: TouchArray<UInt32> = TouchArray(repeating: 0)
-  /// Touches that found no free slot (more than `axes.slots` at once).
+  /// The touch the single-touch axes follow; 0 = none (BTN_TOUCH up).
+  var emulated: UInt32 = 0
+  /// Times a touch found no free slot for a frame (more than `axes.slots`
+  /// at once, or its slot was freed in the same frame).
   public private(set) var unslotted: UInt64 = 0
 
   public init(axes: MultiTouchAxes) { self.axes = axes }
@@ -92,14 +105,18 @@ public struct MultiTouchEncoder {
   public mutating func encode(_ report: inout FrameReport, into out: InputEventBuffer) {
     out.removeAll()
     guard report.touchCount > 0 else { return }
-    var primary = -1
-    var primaryID = UInt32.max
+    /// Slots freed in this frame, one bit each.
+    var freed: UInt32 = 0
+    var oldest = -1
+    var oldestID = UInt32.max
+    var followed = -1
+    var followedEnded = false
     for i in 0..<report.touchCount {
       let t = report[touch: i].touch
       var slot = slot(of: t.id)
       if slot < 0 {
         if t.phase.isFinal { continue }
-        slot = freeSlot()
+        slot = freeSlot(except: freed)
         guard slot >= 0 else {
           unslotted += 1
           continue
@@ -113,18 +130,30 @@ public struct MultiTouchEncoder {
       if t.phase.isFinal {
         out.append(EV_ABS, ABS_MT_TRACKING_ID, -1)
         slotIDs[slot] = 0
+        freed |= 1 << UInt32(slot)
+        if t.id == emulated { followedEnded = true }
         continue
       }
       out.append(EV_ABS, ABS_MT_POSITION_X, x(t))
       out.append(EV_ABS, ABS_MT_POSITION_Y, y(t))
       out.append(EV_ABS, ABS_MT_PRESSURE, pressure(t))
-      if t.id < primaryID {
-        primaryID = t.id
-        primary = i
+      if t.id == emulated { followed = i }
+      if t.id < oldestID {
+        oldestID = t.id
+        oldest = i
       }
     }
-    if primary >= 0 {
-      let t = report[touch: primary].touch
+    if emulated != 0 && (followedEnded || followed < 0) {
+      // The followed touch ended (or is gone): the pointer lifts.
+      emulated = 0
+    } else {
+      if emulated == 0 && oldest >= 0 {
+        emulated = oldestID
+        followed = oldest
+      }
+    }
+    if emulated != 0 && followed >= 0 {
+      let t = report[touch: followed].touch
       out.append(EV_KEY, BTN_TOUCH, 1)
       out.append(EV_ABS, ABS_X, x(t))
       out.append(EV_ABS, ABS_Y, y(t))
@@ -141,8 +170,9 @@ public struct MultiTouchEncoder {
     return -1
   }
 
-  mutating func freeSlot() -> Int {
-    for s in 0..<axes.slots where slotIDs[s] == 0 { return s }
+  /// A free slot not freed in this frame (`freed`, one bit per slot).
+  mutating func freeSlot(except freed: UInt32) -> Int {
+    for s in 0..<axes.slots where slotIDs[s] == 0 && freed & (1 << UInt32(s)) == 0 { return s }
     return -1
   }
 

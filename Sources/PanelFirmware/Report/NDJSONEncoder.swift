@@ -1,6 +1,6 @@
 import ForceCore
 
-/// Encodes frame reports as NDJSON lines (CONTRACTS.md section 4) into a
+/// Encodes frame reports as NDJSON lines (docs/formats.md) into a
 /// `ByteBuffer`, allocation-free: positions with 0.01 mm, forces with
 /// 0.001 N and normalized forces with 0.001 resolution.
 public struct NDJSONEncoder: Sendable {
@@ -18,7 +18,7 @@ public struct NDJSONEncoder: Sendable {
     let text = 2 + 6 * RegionRules.maxTextBytes  // quotes, each byte escaped
     let number = 21  // an Int64 or UInt64 (sign, 19 or 20 digits, a point)
     let line = 64 + 2 * number + 48  // t_us, frame, brackets, capability
-    let touch = 120 + 8 * number + text  // keys, id, phase, six numbers, stage, item
+    let touch = 170 + 9 * number + text  // keys, id, phase, six numbers, stage, item, degraded, reason, into
     let action = 40 + 3 * text  // {"title":..,"subtitle":..,"icon":..},
     let event = 120 + number + text + RegionRules.maxQuickActions * action  // type, touch, item, from, menu
     return line + Capacity.contacts * touch + FrameReport.eventCapacity * event
@@ -32,12 +32,20 @@ public struct NDJSONEncoder: Sendable {
     maxForce_milli = Saturating.int64(rounding: interaction.maxForce * 1000)
   }
 
-  /// Normalized force (UITouch.force) in thousandths.
+  /// Normalized force in thousandths, unclamped.
   @inline(__always)
   public func normalized_milli(_ f: Force_mN) -> Int64 {
     // (mN Q10 -> uN x 1024) x 1000 thousandths / (average uN x 1024), rounded.
     let n = Int64(f.rawValue) * 1_000_000
     return (n + (n < 0 ? -averageDivisor : averageDivisor) / 2) / averageDivisor
+  }
+
+  /// `force` as reported (UITouch.force), in thousandths: 0 ...
+  /// maximumPossibleForce, however hard the press (`force_n` keeps the
+  /// measured newtons).
+  @inline(__always)
+  public func reportedForce_milli(_ f: Force_mN) -> Int64 {
+    max(0, min(maxForce_milli, normalized_milli(f)))
   }
 
   /// Appends one line for `report`, newline included. (`inout` only so
@@ -64,7 +72,7 @@ public struct NDJSONEncoder: Sendable {
       out.append(",\"force_n\":")
       out.append(fixed: ReportUnits.millinewtons(t.force), decimals: 3)
       out.append(",\"force\":")
-      out.append(fixed: normalized_milli(t.force), decimals: 3)
+      out.append(fixed: reportedForce_milli(t.force), decimals: 3)
       out.append(",\"max_force\":")
       out.append(fixed: maxForce_milli, decimals: 3)
       out.append(",\"stage\":\"")
@@ -73,6 +81,16 @@ public struct NDJSONEncoder: Sendable {
       out.append(fixed: Int64(r.progress_milli), decimals: 3)
       out.append(",\"item\":")
       appendItemName(r.item, report.regions, out)
+      if r.degraded { out.append(",\"degraded\":true") }
+      if t.phase == .cancelled && t.reason != .none {
+        out.append(",\"reason\":\"")
+        out.append(t.reason.name)
+        out.append("\"")
+        if t.reason == .merged {
+          out.append(",\"into\":")
+          out.append(integer: Int64(t.mergedInto))
+        }
+      }
       out.append("}")
     }
     out.append("],\"events\":[")

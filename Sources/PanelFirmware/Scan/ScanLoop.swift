@@ -62,7 +62,7 @@ public final class ScanLoop<Source: FrontEnd> {
   /// When this frame is the run's last — the source knows it has no more
   /// (`FrontEnd.isAtEnd`) or `endRequested` is set — the touches still
   /// down are cancelled in this frame's report, so a stream's last line is
-  /// the report of its last frame (CONTRACTS.md section 4).
+  /// the report of its last frame (docs/formats.md, "The end of a stream").
   public func step() throws(FrontEndError) -> Bool {
     if ended {
       // A source that said it had ended is asked once more, so that what
@@ -74,7 +74,7 @@ public final class ScanLoop<Source: FrontEnd> {
     interaction.observe(&frame)
     pipeline.process(&frame)
     tracker.update(
-      contacts: pipeline.contacts, outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
+      contacts: interaction.contacts(of: &pipeline), outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
     sourceEnded = source.isAtEnd
     if endRequested || sourceEnded {
       tracker.cancelInThisFrame()

@@ -16,6 +16,8 @@ public struct MonitorSink: FrameSink {
   let draws: Bool
   let screen = ByteBuffer(capacity: 64 * 1024)
   let map: HeatmapLayout
+  /// `force` as the report stream gives it (clamped to max_force).
+  let normalizer: NDJSONEncoder
   let title: [UInt8]
   let interval_us: Int64
   var lastDraw: Int64 = 0
@@ -34,6 +36,7 @@ public struct MonitorSink: FrameSink {
     self.fd = fd
     draws = isatty(fd) != 0
     map = HeatmapLayout(board: board, colour: colour)
+    normalizer = NDJSONEncoder(interaction: board.interaction)
     title = Array("panelctl monitor  \(board.name)  \(serial)".utf8.prefix(46))
     interval_us = 1_000_000 / Int64(max(1, refresh_hz))
     if draws {
@@ -220,7 +223,7 @@ public struct MonitorSink: FrameSink {
         number(ReportUnits.hundredths_mm(t.x), decimals: 2, width: 9)
         number(ReportUnits.hundredths_mm(t.y), decimals: 2, width: 9)
         number(ReportUnits.millinewtons(t.force), decimals: 3, width: 10)
-        number(Saturating.multiplyShift(Int64(t.force.rawValue) * 1000, 1, 10) / map.averageTouch_mN, decimals: 3, width: 8)
+        number(normalizer.reportedForce_milli(t.force), decimals: 3, width: 8)
         screen.append("  ")
         if r.stage >= .peek { screen.append("\u{1B}[1m") }
         screen.append(r.stage.name)
@@ -234,16 +237,28 @@ public struct MonitorSink: FrameSink {
     }
   }
 
+  /// The bottom line: the latest events that fit before column 67, the
+  /// rest of the line cleared (a longer line drawn before leaves nothing
+  /// behind), then the hint at column 68.
   func events() {
     at(24, 1)
     screen.append("events:")
-    for i in 0..<recent.count {
+    var first = recent.count
+    var width = 7
+    while first > 0 {
+      let w = RecentEvents.width(recent.at(first - 1))
+      if width + w > 66 { break }
+      width += w
+      first -= 1
+    }
+    for i in first..<recent.count {
       let e = recent.at(i)
       screen.append(" ")
       screen.append(e.kind.name)
       screen.append(" #")
       number(Int64(e.touch), width: 1)
     }
+    screen.append("\u{1B}[K")
     at(24, 68)
     screen.append("Ctrl-C quits")
     screen.append("\u{1B}[K")
@@ -320,6 +335,17 @@ struct RecentEvents {
   }
 
   func at(_ i: Int) -> TouchEvent { events[i] }
+
+  /// Columns " NAME #TOUCH" takes.
+  static func width(_ e: TouchEvent) -> Int {
+    var digits = 1
+    var n = e.touch
+    while n >= 10 {
+      n /= 10
+      digits += 1
+    }
+    return 3 + e.kind.name.utf8CodeUnitCount + digits
+  }
 }
 
 /// Where the panel's cells fall on the monitor's character field: the field

@@ -1,6 +1,6 @@
 import ForceCore
 
-/// The raw frames, as a recording (CONTRACTS.md section 2), written while
+/// The raw frames, as a recording (docs/formats.md), written while
 /// the panel streams: `FILE.partial` as it grows, renamed to `FILE` at the
 /// end (see `RecordingWriter`). A file that cannot be written ends the run.
 public struct RecordingFrameSink: FrameSink {

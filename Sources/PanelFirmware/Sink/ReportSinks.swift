@@ -1,6 +1,6 @@
 import ForceCore
 
-/// The report stream as NDJSON lines (CONTRACTS.md section 4) to an output:
+/// The report stream as NDJSON lines (docs/formats.md) to an output:
 /// standard output (lossless) or a TCP host (never waits; drops counted).
 ///
 /// Written: every frame with a touch or an event; with `idle` every frame;

@@ -73,7 +73,8 @@ public final class UInputDevice {
     Glibc.close(fd)
   }
 
-  /// Writes the events in one write(). False when the kernel refused them.
+  /// Writes the events (a whole frame) in one write(), so the frame
+  /// reaches the device whole or not at all. False when it was refused.
   func write(_ events: InputEventBuffer) -> Bool {
     events.storage.withMemoryRebound(to: cuinput_event.self, capacity: events.count) {
       cuinput_write(fd, $0, UInt32(events.count)) == events.count
@@ -94,8 +95,9 @@ public final class UInputDevice {
   }
 }
 
-/// The report stream as a multi-touch device on the board itself, so its
-/// desktop sees a touchscreen with pressure.
+/// The report stream as a multi-touch device on the board itself: its
+/// desktop sees a touchscreen; programs reading the evdev device directly
+/// also get the pressure (libinput has none for touch).
 public struct UInputSink: FrameSink {
   public let device: UInputDevice
   var encoder: MultiTouchEncoder

@@ -41,12 +41,21 @@ public struct TrackedTouch: Sendable, Equatable {
   public var x: Length_um
   public var y: Length_um
   public var force: Force_mN
-  public init(id: UInt32, phase: TouchPhase, x: Length_um, y: Length_um, force: Force_mN) {
+  /// For `cancelled`: why.
+  public var reason: CancelReason
+  /// For a touch cancelled as `merged`: the touch its contact merged into.
+  public var mergedInto: UInt32
+  public init(
+    id: UInt32, phase: TouchPhase, x: Length_um, y: Length_um, force: Force_mN, reason: CancelReason = .none,
+    mergedInto: UInt32 = 0
+  ) {
     self.id = id
     self.phase = phase
     self.x = x
     self.y = y
     self.force = force
+    self.reason = reason
+    self.mergedInto = mergedInto
   }
   static let none = TrackedTouch(id: 0, phase: .ended, x: .zero, y: .zero, force: .zero)
 }
@@ -57,6 +66,14 @@ public struct TrackedTouch: Sendable, Equatable {
 /// before `ended`, `cancelled` when the core absorbs a parked load or the
 /// front end stays invalid. Ids grow from 1 and are never reused while a
 /// touch is active. Allocation-free.
+///
+/// A finger that did not lift is never `ended`. When a touch loses its
+/// contact while still pressing (its last force above `touchOff`) and
+/// another touch's contact lies within the gate of where it was, the two
+/// contacts have merged (fingers closer than the panel separates them):
+/// the touch is `cancelled` with reason `merged`, naming the touch that
+/// now carries both. When the fingers part again, the one that comes out
+/// of the merged contact is a new touch.
 ///
 /// Its fixed-capacity arrays are only read in place, from mutating methods
 /// (a non-mutating read of a large `InlineArray` copies all of it first);
@@ -89,9 +106,13 @@ public struct Tracker: Sendable {
     var run = 0
     var matched = -1
     var phase = TouchPhase.began
+    var reason = CancelReason.none
+    var mergedInto: UInt32 = 0
 
     var report: TrackedTouch {
-      TrackedTouch(id: id, phase: phase, x: Length_um(rawValue: x), y: Length_um(rawValue: y), force: force)
+      TrackedTouch(
+        id: id, phase: phase, x: Length_um(rawValue: x), y: Length_um(rawValue: y), force: force, reason: reason,
+        mergedInto: mergedInto)
     }
   }
 
@@ -100,7 +121,7 @@ public struct Tracker: Sendable {
   public mutating func update(contacts: consuming ContactList, outcome: FrameOutcome, loadAbsorbed: Bool) {
     count = 0
     if loadAbsorbed {
-      cancelAll()
+      cancelAll(reason: .loadAbsorbed)
       return
     }
     switch outcome {
@@ -108,7 +129,7 @@ public struct Tracker: Sendable {
       return
     case .invalid:
       invalidRun += 1
-      if invalidRun >= settings.invalidLimit { cancelAll() }
+      if invalidRun >= settings.invalidLimit { cancelAll(reason: .frontEnd) }
       return
     case .measured:
       invalidRun = 0
@@ -211,7 +232,13 @@ public struct Tracker: Sendable {
       t.run += 1
     }
     if t.run >= settings.releaseFrames {
-      t.phase = .ended
+      if c < 0 && t.force > settings.touchOff, let into = mergedInto(x: t.x, y: t.y, except: i, &contacts) {
+        t.phase = .cancelled
+        t.reason = .merged
+        t.mergedInto = into
+      } else {
+        t.phase = .ended
+      }
       return
     }
     let dx = Int64(t.x) - Int64(t.refX)
@@ -224,6 +251,26 @@ public struct Tracker: Sendable {
     } else {
       t.phase = .stationary
     }
+  }
+
+  /// The id of the active touch, other than track `i`, whose contact this
+  /// frame lies within the gate of (`x`, `y`): where a touch that lost its
+  /// contact while pressing went. Nil when there is none.
+  mutating func mergedInto(x: Int32, y: Int32, except i: Int, _ contacts: inout ContactList) -> UInt32? {
+    let gate = Int64(settings.gate.rawValue)
+    var best = gate * gate
+    var id: UInt32?
+    for j in 0..<trackCount where j != i && tracks[j].active && tracks[j].matched >= 0 {
+      let contact = contacts[tracks[j].matched]
+      let dx = Int64(contact.x.rawValue) - Int64(x)
+      let dy = Int64(contact.y.rawValue) - Int64(y)
+      let d = dx * dx + dy * dy
+      if d <= best {
+        best = d
+        id = tracks[j].id
+      }
+    }
+    return id
   }
 
   /// Reports active tracks in id order and drops finished ones.
@@ -264,15 +311,18 @@ public struct Tracker: Sendable {
   }
 
   /// Ends the run in this frame: the touches of this frame's report that
-  /// are still active become `cancelled` (a touch that began in this very
-  /// frame is left out: no host has seen it), and every track is dropped,
-  /// so the report of the last frame closes every touch.
+  /// are still active become `cancelled` (`stream_end`; a touch that began
+  /// in this very frame is left out: no host has seen it), and every track
+  /// is dropped, so the report of the last frame closes every touch.
   public mutating func cancelInThisFrame() {
     var kept = 0
     for i in 0..<count {
       var t = reported[i]
       if t.phase == .began { continue }
-      if !t.phase.isFinal { t.phase = .cancelled }
+      if !t.phase.isFinal {
+        t.phase = .cancelled
+        t.reason = .streamEnd
+      }
       reported[kept] = t
       kept += 1
     }
@@ -281,11 +331,12 @@ public struct Tracker: Sendable {
     activeCount = 0
   }
 
-  /// Every active touch is cancelled; candidates are dropped.
-  public mutating func cancelAll() {
+  /// Every active touch is cancelled (for `reason`); candidates are dropped.
+  public mutating func cancelAll(reason: CancelReason = .streamEnd) {
     count = 0
     for i in 0..<trackCount where tracks[i].active {
       tracks[i].phase = .cancelled
+      tracks[i].reason = reason
       insertReport(tracks[i].report)
     }
     trackCount = 0

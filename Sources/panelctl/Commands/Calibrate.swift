@@ -202,10 +202,9 @@ extension PanelCtl {
           message: "calibration failed: \(result.firstFailure ?? "")\(more); the previous calibration is kept; see \(certificate).html",
           status: .checkFailed)
       }
-      if Terminal.errorIsTerminal {
-        let stored = result.storage.map { ", \($0)" } ?? ""
-        Terminal.writeError("calibration passed: \(cal)\(stored); certificate \(stem).certificate.html\n")
-      }
+      // One summary line, on a terminal or not (a factory script's log).
+      let stored = result.storage.map { ", \($0)" } ?? ""
+      Terminal.writeError("calibration passed: \(cal)\(stored); certificate \(stem).certificate.html\n")
     }
   }
 }

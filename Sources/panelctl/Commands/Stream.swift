@@ -3,7 +3,7 @@ import PanelFirmware
 
 /// Output formats of the report stream.
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
-  /// JSON lines (CONTRACTS.md section 4): standard output, or TCP with --to.
+  /// JSON lines (docs/formats.md): standard output, or TCP with --to.
   case ndjson
   /// TUIO 2.0 bundles over UDP, with pressure.
   case tuio
@@ -104,7 +104,7 @@ struct ReportRun {
       if loop.finish() && !sinks.isClosed { try sinks.consume(loop) }
     } catch {
       // A run that fails part-way (a front end gone) still ends every
-      // touch it began (CONTRACTS.md section 4) before it says why.
+      // touch it began (docs/formats.md) before it says why.
       bar?.finish()
       if loop.finish() && !sinks.isClosed { try? sinks.consume(loop) }
       try? sinks.finish()

@@ -13,10 +13,23 @@ struct BoardOptions: ParsableArguments {
       valueName: "CAL"))
   var calibration: String?
 
+  @Option(
+    name: .customLong("fallback-calibration"),
+    help: ArgumentHelp(
+      "The calibration record when the panel holds no valid one (default: calibration/NAME.toml); the panel's own comes first.",
+      valueName: "CAL"))
+  var fallbackCalibration: String?
+
+  func validate() throws {
+    if calibration != nil && fallbackCalibration != nil {
+      throw ValidationError("--calibration overrides the panel's record, --fallback-calibration only stands in for it: give one")
+    }
+  }
+
   func loadBoard() throws(FileError) -> Board { try Board.load(path: board) }
 
   func loadCalibration(for board: Board) throws(FileError) -> CalibrationRecord {
-    try CalibrationLookup.load(board: board, explicitPath: calibration)
+    try CalibrationLookup.load(board: board, explicitPath: calibration, fallbackPath: fallbackCalibration)
   }
 }
 

@@ -125,20 +125,30 @@ for ev in events:
         st = (single["btn"], single["x"], single["y"], single["p"]) if single["btn"] else (0, single["p"])
         seen.append((touches, st))
 
-# The same states from the NDJSON reports.
+# The same states from the NDJSON reports. The single-touch axes follow one
+# touch, the oldest down when the pointer was up, until it ends; in that
+# frame the pointer lifts, even with other touches down.
 wanted = []
+followed = None
 for line in stdout:
     report = json.loads(line)
     live = [t for t in report["touches"] if t["phase"] not in ("ended", "cancelled")]
     touches = tuple(sorted(
         (t["id"] & 0xFFFF, round(t["x_mm"] * 100), round(t["y_mm"] * 100),
          min(MAX_PRESSURE, round(t["force_n"] * 1000))) for t in live))
-    if live:
-        oldest = min(live, key=lambda t: t["id"])
-        st = (1, round(oldest["x_mm"] * 100), round(oldest["y_mm"] * 100),
-              min(MAX_PRESSURE, round(oldest["force_n"] * 1000)))
-    else:
+    by_id = {t["id"]: t for t in live}
+    if followed is not None and followed not in by_id:
+        followed = None
         st = (0, 0)
+    else:
+        if followed is None and live:
+            followed = min(by_id)
+        if followed is not None:
+            t = by_id[followed]
+            st = (1, round(t["x_mm"] * 100), round(t["y_mm"] * 100),
+                  min(MAX_PRESSURE, round(t["force_n"] * 1000)))
+        else:
+            st = (0, 0)
     wanted.append((touches, st))
 
 

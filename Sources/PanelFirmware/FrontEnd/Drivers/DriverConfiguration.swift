@@ -69,6 +69,8 @@ public struct DriverConfiguration: Sendable {
   public var nau7802 = NAU7802Settings()
   public var ads122c04 = ADS122C04Settings()
   public var frame = FrameSettings()
+  /// The load cells' rating, for running before a calibration.
+  public var cells = CellRating()
   /// `[frontend.sim]`: present exactly when `bus == "sim"`.
   public var simulation: SimulatedBoardParameters?
 
@@ -129,7 +131,33 @@ public struct ADS122C04Settings: Sendable, Equatable {
 public struct FrameSettings: Sendable, Equatable {
   /// Frames per second the controller is asked for.
   public var rate_hz = 0
+  /// The gain the controller's 24-bit converters run at (ratiometric), for
+  /// the nominal sensitivity only: the protocol does not carry it.
+  public var gain = 128
   public init() {}
+}
+
+/// The load cells' datasheet rating (`cell_output_mv_v`, `cell_capacity_kg`)
+/// and, for a converter whose reference is not the bridge excitation, the
+/// excitation (`excitation_v`): what makes a nominal sensitivity before the
+/// panel is calibrated (`--uncalibrated`).
+public struct CellRating: Sendable, Equatable {
+  /// Rated output at capacity, mV per V of excitation (most small bar and
+  /// button cells: 1.0 to 2.0).
+  public var output_mV_V = 1.0
+  /// Rated capacity, kg.
+  public var capacity_kg = 5.0
+  /// Bridge excitation, V (used with the ADS122C04's internal 2.048 V
+  /// reference; otherwise the reference is the excitation).
+  public var excitation_v = 3.3
+  public init() {}
+
+  /// Counts per newton of a signed 24-bit converter at `gain` whose full
+  /// scale is +-reference/gain, for a bridge excited at `excitation_v`:
+  /// output_mV_V x 1e-3 x (excitation / reference) x gain x 2^23 / (capacity_kg x g).
+  public func counts_per_n(gain: Int, excitationOverReference ratio: Double) -> Double {
+    output_mV_V * 1e-3 * ratio * Double(gain) * 8_388_608 / (capacity_kg * 9.80665)
+  }
 }
 
 /// Where a chip is, named the way messages name it.

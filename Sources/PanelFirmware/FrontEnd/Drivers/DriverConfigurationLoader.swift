@@ -2,14 +2,16 @@ extension DriverConfiguration {
   /// Keys every driver kind takes.
   static let commonKeys = [
     "kind", "bus", "bus_khz", "mux", "gpio_chip", "drdy_lines", "retries", "timeout_ms", "eeprom", "sim",
+    "cell_output_mv_v", "cell_capacity_kg",
   ]
 
   /// Keys of each chip kind, beyond the common ones.
   static func keys(of chip: Chip) -> [String] {
     switch chip {
     case .nau7802: ["channels", "gain", "rate_sps", "avdd", "ldo_v", "input", "settle_ms", "discard"]
-    case .ads122c04: ["addresses", "channels", "gain", "rate_sps", "turbo", "reference", "input", "counter", "crc"]
-    case .frame: ["address", "channel"]
+    case .ads122c04:
+      ["addresses", "channels", "gain", "rate_sps", "turbo", "reference", "input", "counter", "crc", "excitation_v"]
+    case .frame: ["address", "channel", "gain"]
     }
   }
 
@@ -77,8 +79,18 @@ extension DriverConfiguration {
     switch chip {
     case .nau7802: try nau7802.load(t, busKHz: bus_khz, rate_hz: rate_hz)
     case .ads122c04: try ads122c04.load(t, rate_hz: rate_hz)
-    case .frame: frame.rate_hz = rate_hz
+    case .frame:
+      frame.rate_hz = rate_hz
+      if let g = try t.optionalInt("gain") {
+        guard [1, 2, 4, 8, 16, 32, 64, 128].contains(g) else {
+          throw t.error("gain", "\(g) is not a converter gain (1, 2, 4, 8, 16, 32, 64, 128)")
+        }
+        frame.gain = g
+      }
     }
+    cells.output_mV_V = try t.optionalDouble("cell_output_mv_v", in: ValueBound(above: 0, atMost: 100, "mV/V")) ?? cells.output_mV_V
+    cells.capacity_kg = try t.optionalDouble("cell_capacity_kg", in: ValueBound(above: 0, atMost: 100_000, "kg")) ?? cells.capacity_kg
+    cells.excitation_v = try t.optionalDouble("excitation_v", in: ValueBound(above: 0, atMost: 10, "V")) ?? cells.excitation_v
 
     if let s = try t.optionalTable("sim") {
       if bus != Self.simulatedBus {
