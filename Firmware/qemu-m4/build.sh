@@ -15,6 +15,7 @@ mkdir -p "$out"
 if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
   export PATH="/opt/swift/usr/bin:$PATH"
 fi
+tools=$(dirname "$(command -v swiftc)")  # the toolchain's clang and ld.lld
 swift=(swiftc -target armv7em-none-none-eabi -Osize -enable-experimental-feature Embedded -wmo
   -parse-as-library -Xfrontend -no-allocations -Xfrontend -function-sections -I "$out")
 "${swift[@]}" -module-name ForceCore -emit-module -emit-module-path "$out/ForceCore.swiftmodule" \
@@ -24,9 +25,9 @@ swift=(swiftc -target armv7em-none-none-eabi -Osize -enable-experimental-feature
 "${swift[@]}" -enable-experimental-feature Extern -module-name Firmware \
   -c "$here"/*.swift -o "$out/Firmware.o"
 gcc_flags=(-mthumb -mcpu=cortex-m4 -mfloat-abi=soft)
-clang --target=armv7em-none-eabi "${gcc_flags[@]}" -Os -ffreestanding -ffunction-sections -fdata-sections \
+"$tools/clang" --target=armv7em-none-eabi "${gcc_flags[@]}" -Os -ffreestanding -ffunction-sections -fdata-sections \
   -Wall -Werror -c "$here/startup.c" -o "$out/startup.o"
-ld.lld -T "$here/link.ld" --gc-sections -Map "$out/firmware.map" -o "$out/firmware.elf" \
+"$tools/ld.lld" -T "$here/link.ld" --gc-sections -Map "$out/firmware.map" -o "$out/firmware.elf" \
   "$out/startup.o" "$out/Firmware.o" "$out/CoreRunner.o" "$out/ForceCore.o" \
   "$(arm-none-eabi-gcc "${gcc_flags[@]}" -print-file-name=libm.a)" \
   "$(arm-none-eabi-gcc "${gcc_flags[@]}" -print-file-name=libc.a)" \
