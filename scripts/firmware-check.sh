@@ -131,3 +131,21 @@ elf_sections "$work/fw/firmware.elf" | awk '
   $1 ~ /^\.data/ { flash += $2; ram += $2 }
   $1 ~ /^\.bss/ { ram += $2 }
   END { printf "flash (.text + .rodata + .data) %d B, RAM .data + .bss %d B\n", flash, ram }' >&2
+python3 - "$work/fw/firmware.map" <<'PY' >&2
+import collections, re, sys
+# ld.lld's map: output sections at one indent, input sections below them.
+share = collections.Counter()
+section = None
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)", line)
+    if not m:
+        continue
+    size, indent, what = int(m.group(1), 16), len(m.group(2)), m.group(3)
+    if indent == 0:
+        section = what
+    elif indent == 8 and section in (".text", ".rodata", ".data") and ":(" in what:
+        source = what.split(":(")[0].split("/")[-1]
+        source = re.sub(r"\(.*\)$", "", source)  # libgcc.a(_udivmoddi4.o) -> libgcc.a
+        share[source] += size
+print("flash by input: " + ", ".join(f"{name} {n} B" for name, n in share.most_common()))
+PY
