@@ -84,7 +84,9 @@ struct Console {
 
   init() {
     var tt: (UInt8, UInt8, UInt8, UInt8) = (58, 116, 116, 0)  // ":tt"
-    let handle = withUnsafeMutableBytes(of: &tt) { Semihosting.open($0.baseAddress!.assumingMemoryBound(to: UInt8.self), length: 3, mode: 8) }
+    let handle = withUnsafeMutableBytes(of: &tt) {
+      Semihosting.open($0.baseAddress!.assumingMemoryBound(to: UInt8.self), length: 3, mode: 8)
+    }
     out = SemihostedFile(handle: handle)
   }
 

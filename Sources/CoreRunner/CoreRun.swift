@@ -43,15 +43,16 @@ public enum CoreRun {
     return try runFrames(&reader, &source, &sink, &pipeline, &meter)
   }
 
-  /// Reads the setup up to the first `frame` line (left as the current
-  /// line) and builds the pipeline. Its own function, so that the setup's
-  /// tables leave the stack before the frames run.
+  /// Reads the setup into `setup`, up to the first `frame` line (left as
+  /// the current line).
   @inline(never)
   static func readSetup<S: ByteSource>(_ reader: inout LineReader, _ source: inout S, _ setup: inout ScriptSetup)
     throws(CoreScriptError)
   {
     while true {
-      try advance(&reader, &source, end: "a script without frames")
+      guard try advance(&reader, &source) else {
+        throw CoreScriptError(line: reader.number, message: "a script without frames")
+      }
       var tokens = Tokens(reader)
       guard let keyword = tokens.next(&reader), reader.bytes[keyword.lowerBound] != 35 else { continue }  // blank, #
       if setup.sawHeader && reader.word(keyword, is: "frame") { return }
@@ -82,26 +83,20 @@ public enum CoreRun {
         frames += 1
         if out.failed { throw CoreScriptError(line: 0, message: "the trace could not be written") }
       }
-      switch reader.advance(&source) {
-      case .line: continue
-      case .end:
+      guard try advance(&reader, &source) else {
         writeHealth(&pipeline, &out, &sink)
         out.flush(&sink)
         if out.failed { throw CoreScriptError(line: 0, message: "the trace could not be written") }
         return frames
-      case .tooLong: throw CoreScriptError(line: reader.number + 1, message: "a line longer than 8192 bytes")
-      case .readError: throw CoreScriptError(line: 0, message: "the script could not be read")
       }
     }
   }
 
-  /// The next line, or an error: `end` at the end of the script.
-  static func advance<S: ByteSource>(_ reader: inout LineReader, _ source: inout S, end: StaticString)
-    throws(CoreScriptError)
-  {
+  /// Moves to the next line; false at the end of the script.
+  static func advance<S: ByteSource>(_ reader: inout LineReader, _ source: inout S) throws(CoreScriptError) -> Bool {
     switch reader.advance(&source) {
-    case .line: return
-    case .end: throw CoreScriptError(line: reader.number, message: end)
+    case .line: return true
+    case .end: return false
     case .tooLong: throw CoreScriptError(line: reader.number + 1, message: "a line longer than 8192 bytes")
     case .readError: throw CoreScriptError(line: 0, message: "the script could not be read")
     }

@@ -131,7 +131,9 @@ struct ScriptSetup {
         n += 1
       }
       if couplingRows == 0 { coupling = CouplingMatrix(size: n) }
-      guard n == coupling.size, couplingRows < n else { throw fail("a coupling row of another length, or one too many") }
+      guard n == coupling.size, couplingRows < n else {
+        throw fail("a coupling row of another length, or one too many")
+      }
       for j in 0..<n {
         // Exact: a Q8.24 value is a Double, and `set` scales it back by 2^24.
         coupling.set(couplingRows, j, Double(Int(truncatingIfNeeded: values[j])) / 16_777_216)

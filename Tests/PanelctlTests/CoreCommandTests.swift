@@ -79,7 +79,8 @@ import Testing
     #expect(settings == fields)
     let calibrations = lines.filter { $0.hasPrefix("calibration ") }
     #expect(calibrations.count == 4)
-    #expect(calibrations.allSatisfy { $0.split(separator: " ").count - 1 == Mirror(reflecting: CellCalibration.unity).children.count })
+    let calibrationFields = Mirror(reflecting: CellCalibration.unity).children.count
+    #expect(calibrations.allSatisfy { $0.split(separator: " ").count - 1 == calibrationFields })
     #expect(lines.first == "forcecore 1")
     #expect(lines.filter { $0.hasPrefix("frame ") }.count > 100)
   }
