@@ -10,7 +10,9 @@
 // ForceCore, are chosen over the generic ones by the module's own code: the
 // same results and the same traps, from `init(_truncatingBits:)` (one machine
 // word in) and masking shifts only. On 64-bit hosts they fold to the same
-// instructions as the generic ones.
+// instructions as the generic ones. A conversion missing here shows on a
+// 32-bit target (scripts/embedded-check.sh) as "cannot use allocating type
+// '_ContiguousArrayStorage<UInt>' in -no-allocations mode": add it here.
 
 extension Int64 {
   /// `value` sign-extended (`Int` is 32 or 64 bits).
@@ -29,6 +31,12 @@ extension Int64 {
 
   @inline(__always)
   init(_ value: Int16) { self.init(Int(value)) }
+
+  @inline(__always)
+  init(_ value: UInt32) { self.init(bitPattern: UInt64(value)) }
+
+  @inline(__always)
+  init(_ value: UInt16) { self.init(Int(value)) }
 
   /// `value`, which must be at most `Int64.max`.
   @inline(__always)
@@ -69,6 +77,13 @@ extension UInt64 {
     precondition(value >= 0, "Negative value is not representable")
     self = UInt64(_truncatingBits: UInt(bitPattern: value))
   }
+
+  /// `value`, zero-extended.
+  @inline(__always)
+  init(_ value: UInt) { self = UInt64(_truncatingBits: value) }
+
+  @inline(__always)
+  init(_ value: UInt32) { self.init(UInt(value)) }
 
   /// `value`, which must not be negative.
   @inline(__always)

@@ -48,6 +48,12 @@ import Testing
       #expect(Int64(low) == Self.generic(low, as: Int64.self))
       #expect(Double(low) == Self.generic(low))
       #expect(Int64(Int(v)) == v)
+      let low32 = UInt32(truncatingIfNeeded: v)
+      #expect(Int64(low32) == Self.generic(low32, as: Int64.self))
+      #expect(UInt64(low32) == Self.generic(low32, as: UInt64.self))
+      #expect(Int64(UInt16(truncatingIfNeeded: v)) == Self.generic(UInt16(truncatingIfNeeded: v), as: Int64.self))
+      #expect(Int64(Int16(truncatingIfNeeded: v)) == Self.generic(Int16(truncatingIfNeeded: v), as: Int64.self))
+      #expect(UInt64(UInt(truncatingIfNeeded: v)) == UInt64(bitPattern: v))
       if v >= 0 {
         #expect(UInt64(v) == UInt64(bitPattern: v))
         #expect(Int64(UInt64(bitPattern: v)) == v)
