@@ -27,8 +27,13 @@ let package = Package(
     // The C boundary to the Linux uinput device (<linux/uinput.h> ioctls).
     .target(name: "CUInput"),
     // The per-cell signal path. Pure Swift; also built as Embedded Swift
-    // with -no-allocations by `make embedded`.
+    // with -no-allocations for four microcontroller targets by
+    // scripts/embedded-check.sh.
     .target(name: "ForceCore"),
+    // Runs ForceCore on a core script (setup and raw frames as integers) and
+    // writes its trace: the entry point shared by `panelctl core run` and the
+    // microcontroller firmware (Firmware/). Embedded-capable like ForceCore.
+    .target(name: "CoreRunner", dependencies: ["ForceCore"]),
     // Bus, front ends, simulated panel, scan loop, tracker, reports, files.
     .target(
       name: "PanelFirmware",
@@ -39,7 +44,7 @@ let package = Package(
     .executableTarget(
       name: "panelctl",
       dependencies: [
-        "PanelFirmware",
+        "PanelFirmware", "CoreRunner",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

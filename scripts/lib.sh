@@ -52,3 +52,14 @@ host_venv() {
       python-osc==1.10.2 python-tuio==0.0.9 >&2
   fi
 }
+
+# The toolchain's own LLVM tools (ld.lld, clang, llvm-objdump) beside swiftc.
+SWIFT_TOOLS=$(dirname "$(command -v swiftc)")
+
+# elf_sections FILE: "name bytes" for every section of an object or ELF file.
+elf_sections() {
+  local idx name size rest
+  "$SWIFT_TOOLS/llvm-objdump" -h "$1" | while read -r idx name size rest; do
+    if [[ $idx =~ ^[0-9]+$ && $name == .* ]]; then echo "$name $((16#$size))"; fi
+  done
+}

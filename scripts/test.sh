@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Everything CI checks: installs what is missing, builds, runs every test
-# (swift test), and proves ForceCore allocation-free by compiling it as
-# Embedded Swift with -no-allocations. The benchmarks are compiled, not run
-# (timing belongs in docs/performance.md, not in a pass/fail check).
+# (swift test), proves ForceCore allocation-free by compiling it as
+# Embedded Swift with -no-allocations for four microcontroller targets, and
+# runs it on an emulated Cortex-M4 against the host. The benchmarks are
+# compiled, not run (timing belongs in docs/performance.md, not in a
+# pass/fail check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -35,6 +37,9 @@ swift build -c release --product panelctl
 echo "== benchmarks compile (run: cd Benchmarks && swift package --disable-sandbox benchmark)" >&2
 swift build --package-path Benchmarks
 
-echo "== Embedded Swift, -no-allocations: ForceCore" >&2
+echo "== Embedded Swift, -no-allocations: ForceCore for four microcontroller targets" >&2
 bash scripts/embedded-check.sh
+
+echo "== ForceCore on an emulated Cortex-M4 (QEMU), bit for bit against the host" >&2
+bash scripts/firmware-check.sh
 echo "== all checks passed" >&2

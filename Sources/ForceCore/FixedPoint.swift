@@ -45,7 +45,7 @@ public enum Saturating {
     // Fast path: the product fits 64 bits (small deltas, untouched cells).
     let (narrow, overflow) = a.multipliedReportingOverflow(by: b)
     if !overflow && shift <= 62 { return roundingShift(narrow, shift) }
-    let product = a.multipliedFullWidth(by: b)
+    let product = wideMultiply(a, b)
     var high = product.high
     var low = product.low
     // Add half an LSB of the result to the 128-bit product.
@@ -71,6 +71,32 @@ public enum Saturating {
     }
     if above != (result >> 63) { return high < 0 ? Int64.min : Int64.max }
     return result
+  }
+
+  /// The full 128-bit product `a * b` as (high, low), the same as
+  /// `multipliedFullWidth(by:)`, from four 32 x 32 -> 64-bit products: on
+  /// 32-bit targets the standard library's version goes through `words`
+  /// and allocates.
+  @inline(__always)
+  public static func wideMultiply(_ a: Int64, _ b: Int64) -> (high: Int64, low: UInt64) {
+    let ua = UInt64(bitPattern: a)
+    let ub = UInt64(bitPattern: b)
+    let mask: UInt64 = 0xFFFF_FFFF
+    let a0 = ua & mask
+    let a1 = ua >> 32
+    let b0 = ub & mask
+    let b1 = ub >> 32
+    let p00 = a0 &* b0
+    let p01 = a0 &* b1
+    let p10 = a1 &* b0
+    let p11 = a1 &* b1
+    // Under 3 * 2^32: no overflow.
+    let middle = (p00 >> 32) &+ (p01 & mask) &+ (p10 & mask)
+    let low = (middle << 32) | (p00 & mask)
+    let unsignedHigh = p11 &+ (p01 >> 32) &+ (p10 >> 32) &+ (middle >> 32)
+    // The signed product: a negative factor contributes -2^64 times the other.
+    let high = Int64(bitPattern: unsignedHigh) &- (a < 0 ? b : 0) &- (b < 0 ? a : 0)
+    return (high, low)
   }
 
   /// `value >> shift` rounded to nearest (ties toward +infinity), without

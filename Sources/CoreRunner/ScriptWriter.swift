@@ -1,0 +1,90 @@
+import ForceCore
+
+/// Writes a core script (`CoreScript`): the setup once, then frames.
+public struct ScriptWriter {
+  var out = LineWriter()
+
+  public init() {}
+
+  /// Whether a write to a sink failed.
+  public var failed: Bool { out.failed }
+
+  /// The header and the setup of a pipeline.
+  public mutating func writeSetup<W: ByteSink>(
+    geometry: PanelGeometry, calibration: inout CellArray<CellCalibration>, configuration: CoreConfiguration,
+    coupling: CouplingMatrix, to sink: inout W
+  ) {
+    out.text(CoreScript.header, &sink)
+    out.endLine(&sink)
+    let w = Wide.int64(Int(geometry.width.rawValue))
+    let h = Wide.int64(Int(geometry.height.rawValue))
+    switch geometry.layout {
+    case .supports:
+      out.text("plate", &sink)
+      out.field(w, &sink)
+      out.field(h, &sink)
+      out.endLine(&sink)
+      for k in 0..<geometry.cellCount {
+        out.text("cell", &sink)
+        out.field(Wide.int64(Int(geometry.cellX[k].rawValue)), &sink)
+        out.field(Wide.int64(Int(geometry.cellY[k].rawValue)), &sink)
+        out.endLine(&sink)
+      }
+    case .grid(let columns, let rows, let pitch):
+      out.text("grid", &sink)
+      out.field(w, &sink)
+      out.field(h, &sink)
+      out.field(Wide.int64(columns), &sink)
+      out.field(Wide.int64(rows), &sink)
+      out.field(Wide.int64(Int(pitch.rawValue)), &sink)
+      out.endLine(&sink)
+    }
+    var c = configuration
+    Settings.visit(&c) { (name, value) in
+      out.text("set ", &sink)
+      out.text(name, &sink)
+      out.field(value, &sink)
+      out.endLine(&sink)
+    }
+    for k in 0..<min(geometry.cellCount, Capacity.cells) {
+      let cal = calibration[k]
+      out.text("calibration", &sink)
+      out.field(cal.offset.rawValue, &sink)
+      out.field(cal.scale_Q40, &sink)
+      out.field(cal.linearity_Q60, &sink)
+      out.field(cal.linearSkip_Q20, &sink)
+      out.field(cal.tcZero_Q32, &sink)
+      out.field(cal.tcSpan_Q30, &sink)
+      out.field(Wide.int64(Int(cal.referenceTemperature.rawValue)), &sink)
+      out.endLine(&sink)
+    }
+    for i in 0..<coupling.size {
+      out.text("coupling", &sink)
+      for j in 0..<coupling.size {
+        // Q8.24 entries are exact as Doubles.
+        out.field(Wide.int64(Int(coupling.value(i, j) * 16_777_216)), &sink)
+      }
+      out.endLine(&sink)
+    }
+  }
+
+  /// One `frame` line.
+  public mutating func writeFrame<W: ByteSink>(_ frame: inout RawFrame, to sink: inout W) {
+    out.text("frame", &sink)
+    out.field(frame.time.rawValue, &sink)
+    out.field(Int64(_truncatingBits: UInt(frame.sequence)), &sink)
+    out.field(frame.valid ? 1 : 0, &sink)
+    if frame.hasTemperature {
+      out.field(Wide.int64(Int(frame.temperature.rawValue)), &sink)
+    } else {
+      out.text(" -", &sink)
+    }
+    for k in 0..<min(frame.cellCount, Capacity.cells) {
+      out.field(Wide.int64(Int(frame.counts[k])), &sink)
+    }
+    out.endLine(&sink)
+  }
+
+  /// Writes what is buffered.
+  public mutating func flush<W: ByteSink>(to sink: inout W) { out.flush(&sink) }
+}

@@ -1,0 +1,85 @@
+import ForceCore
+
+/// The settings of `CoreConfiguration` a script carries, by name: one list
+/// for writing and reading, so the two cannot drift apart. A setting added
+/// to the core belongs here too (the host test that compares a script's
+/// run with the board's pipeline fails until it is).
+enum Settings {
+  /// Calls `body` with each setting's name and value; the value `body`
+  /// leaves is stored back (integers beyond the platform's `Int` clamped).
+  static func visit<E: Error>(
+    _ c: inout CoreConfiguration, _ body: (StaticString, inout Int64) throws(E) -> Void
+  ) throws(E) {
+    var v: Int64 = 0
+    func int(_ name: StaticString, _ x: inout Int) throws(E) {
+      v = Wide.int64(x)
+      try body(name, &v)
+      x = Wide.int(v)
+    }
+    func force(_ name: StaticString, _ x: inout Force_mN) throws(E) {
+      v = Wide.int64(Int(x.rawValue))
+      try body(name, &v)
+      x = Force_mN(rawValue: Wide.int32(v))
+    }
+    try int("frameRate_hz", &c.frameRate_hz)
+    try force("touchOn", &c.touchOn)
+    try force("touchOff", &c.touchOff)
+    try int("debounceOn", &c.debounceOn)
+    try int("debounceOff", &c.debounceOff)
+    try int("seedFrames", &c.seedFrames)
+    try int("driftUp_ms", &c.driftUp_ms)
+    try int("driftDown_ms", &c.driftDown_ms)
+    try int("holdAfterRelease_ms", &c.holdAfterRelease_ms)
+    try force("reseedLevel", &c.reseedLevel)
+    try int("reseedFrames", &c.reseedFrames)
+    try int("maxOn_ms", &c.maxOn_ms)
+    var spike = c.spikeFilter ? 1 : 0
+    try int("spikeFilter", &spike)
+    c.spikeFilter = spike != 0
+    try force("cellFloor", &c.cellFloor)
+    v = Wide.int64(Int(c.mergeSaddle_Q8))
+    try body("mergeSaddle_Q8", &v)
+    c.mergeSaddle_Q8 = Wide.int32(v)
+    var interpolation: Int
+    switch c.interpolation {
+    case .centroid: interpolation = 0
+    case .parabolic: interpolation = 1
+    case .gaussian: interpolation = 2
+    }
+    try int("interpolation", &interpolation)
+    c.interpolation = interpolation == 0 ? .centroid : interpolation == 1 ? .parabolic : .gaussian
+    try int("maxContacts", &c.maxContacts)
+  }
+}
+
+/// Conversions between `Int`, `Int32` and `Int64` that work on 32-bit
+/// targets without the standard library's generic conversions (which
+/// Embedded Swift's -no-allocations refuses there; see ForceCore's
+/// Integers32.swift).
+enum Wide {
+  @inline(__always)
+  static func int64(_ x: Int) -> Int64 {
+    let bits = Int64(_truncatingBits: UInt(bitPattern: x))
+    #if _pointerBitWidth(_32)
+      return (bits &<< 32) &>> 32
+    #else
+      return bits
+    #endif
+  }
+
+  /// `x` clamped to `Int`.
+  @inline(__always)
+  static func int(_ x: Int64) -> Int {
+    if x > int64(Int.max) { return Int.max }
+    if x < int64(Int.min) { return Int.min }
+    return Int(truncatingIfNeeded: x)
+  }
+
+  /// `x` clamped to `Int32`.
+  @inline(__always)
+  static func int32(_ x: Int64) -> Int32 {
+    if x > 0x7FFF_FFFF { return Int32.max }
+    if x < -0x8000_0000 { return Int32.min }
+    return Int32(truncatingIfNeeded: x)
+  }
+}
