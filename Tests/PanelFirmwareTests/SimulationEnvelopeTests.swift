@@ -303,6 +303,28 @@ import Testing
     #expect(error?.contains("a grid overlay's") == true, "\(error ?? "no error")")
   }
 
+  @Test func aSimulatedTwinTakesTheEnvelopeKeysInItsSimTable() throws {
+    var text = try String(contentsOfFile: Repo.path("boards/sim-grid-frame.toml"), encoding: .utf8)
+    #expect(text.contains("noise_counts = 25.0\nspread_mm = 14.0\n"))
+    text = text.replacingOccurrences(
+      of: "noise_counts = 25.0\nspread_mm = 14.0\n", with: "noise_mn = 3.0\nkernel = \"gaussian\"\nspread_pitch = 0.5\n")
+    text += "\n[[frontend.sim.wander]]\ntau_s = 5.0\nsigma_mn = 2.0\n"
+    let board = try Board(table: TOML.parse(text, file: "twin.toml"))
+    let physics = try #require(try FrontEndFactory.driverConfiguration(board).simulation).physics
+    #expect(physics.noise_mn == 3 && physics.kernel == "gaussian" && physics.spread_pitch == 0.5)
+    #expect(physics.wander == [WanderProcess(tau_s: 5, sigma_mn: 2)])
+    #expect(physics.spreadingKernel(pitch: 20) == .gaussian(sigma: 10))
+  }
+
+  /// The envelope's fastest warm-up, as a scenario file for the corners.
+  @Test(arguments: ["sim-grid-noisy", "sim-plate4-noisy"])
+  func theWarmUpScenarioIsTheEnvelopesFastestRamp(_ name: String) throws {
+    let s = try Scenario.load(path: Repo.path("scenarios/warm-up.toml"), board: try Repo.board(name))
+    #expect(s.temperature(at: 10) == 25 && s.temperature(at: 310) == 35)
+    #expect(s.gradient(at: 310) == (x: 1.5, y: 0.75))
+    #expect(s.touches.count == 16 && s.duration_s == 330)
+  }
+
   @Test func aScenarioGradientIsBoundedAndRoundTrips() throws {
     let b = try Repo.board("sim-grid")
     let bad = """

@@ -39,6 +39,9 @@ extension PanelCtl.Sim {
     @Flag(name: .long, help: "Exit 2 when a figure misses its bar.")
     var check = false
 
+    @Flag(name: .long, help: "Print the table as Markdown (as docs/robustness.md shows it).")
+    var markdown = false
+
     func validate() throws {
       if let panels, !(1...200).contains(panels) { throw ValidationError("--panels must be 1...200") }
     }
@@ -67,7 +70,7 @@ extension PanelCtl.Sim {
       try AtomicFile.write(table + summary, to: evaluation.out + "evaluation.txt")
       try AtomicFile.write(json, to: evaluation.out + "evaluation.json")
       if let path = self.json { try AtomicFile.write(json, to: path) }
-      print(table, terminator: "")
+      print(markdown ? EvaluationTable.text(results, markdown: true) : table, terminator: "")
       print(summary, terminator: "")
       if check && results.contains(where: { !$0.misses.isEmpty }) {
         throw CommandFailure(message: "figures miss their bars: \(summary.dropLast())", status: .checkFailed)

@@ -7,7 +7,8 @@ public enum EvaluationJSON {
     w.object { w in
       w.field("format", "forcepanel-evaluation")
       w.field("version", 1)
-      w.field("seed", Double(seed))
+      w.key("seed")
+      w.value("\(seed)")
       w.field("quick", quick)
       w.field("passed", misses.isEmpty)
       w.field("bars", array: { w in

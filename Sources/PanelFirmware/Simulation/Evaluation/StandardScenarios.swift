@@ -160,9 +160,10 @@ public struct StandardScenarios: Sendable {
       let pinch = pair % 2 == 1
       // Fingers at least 2.5 pitches apart all the way.
       var a0 = (x: 0.0, y: 0.0), a1 = a0, b0 = a0, b1 = a0
-      for _ in 0..<100 {
-        let c = point()
-        let angle = random.uniform() * 2 * Double.pi
+      for attempt in 0...100 {
+        // The last attempt: side by side about the panel's centre, which fits.
+        let c = attempt < 100 ? point() : (x: board.width_mm / 2, y: board.height_mm / 2)
+        let angle = attempt < 100 ? random.uniform() * 2 * Double.pi : 0
         let (ux, uy) = (cos(angle), sin(angle))
         let start = pinch ? 4.0 * pitch : 3.5 * pitch
         let finish = pinch ? 2.5 * pitch : 3.5 * pitch
