@@ -47,6 +47,10 @@ extension PanelCtl.Sim {
     }
 
     func run() throws {
+      if !TextFile.isDirectory(boards) {
+        throw CommandFailure(
+          message: "--boards \(boards): no such folder (run from the repository's root, or give --boards DIR)", status: .error)
+      }
       let count = panels ?? (quick ? 4 : 24)
       let population = EvaluationPopulation.panels(count: count, seed: seed, boardsDirectory: boards)
       let evaluation = PopulationEvaluation(
