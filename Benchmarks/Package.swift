@@ -6,7 +6,7 @@ import PackageDescription
 
 /// One executable per group in `Benchmarks/NAME`, each with the firmware's
 /// modules, the Double reference and the benchmark runner.
-let groups = ["ForceCoreBenchmarks", "FramePathBenchmarks", "StreamingBenchmarks", "BusTimingBenchmarks", "InteractionBenchmarks"]
+let groups = ["ForceCoreBenchmarks", "FramePathBenchmarks", "StreamingBenchmarks", "BusTimingBenchmarks", "InteractionBenchmarks", "SimulationBenchmarks"]
 
 let package = Package(
   name: "ForcePanelBenchmarks",

@@ -10,14 +10,15 @@
 ///   `sum k_i w_i (1, x_i, y_i) = F (1, px, py)`. Solving once gives each
 ///   cell's share as a linear function of the press position. It holds for
 ///   any number of supports and superposes for several presses.
-/// - Grid: a flexible overlay over an elastic layer of depth `z`: the
-///   vertical stress under a point load falls as `(1 + (r/z)^2)^(-5/2)`
-///   (Boussinesq), integrated over each cell's square (3x3 samples) and
-///   normalised so the cells carry the whole force.
+/// - Grid: a flexible overlay spreads a point load as its kernel says
+///   (`SpreadingKernel`; by default an elastic layer of depth `z`, whose
+///   vertical stress falls as `(1 + (r/z)^2)^(-5/2)`, Boussinesq),
+///   integrated over each cell's square (3x3 samples) and normalised so the
+///   cells carry the whole force.
 public struct LoadSharing: Sendable {
   enum Model: Sendable {
     case plate(coefficients: [(Double, Double, Double)])
-    case grid(cells: [CellPosition], pitch: Double, depth: Double)
+    case grid(cells: [CellPosition], pitch: Double, kernel: SpreadingKernel)
   }
   let model: Model
 
@@ -41,7 +42,12 @@ public struct LoadSharing: Sendable {
 
   /// A grid of cells with `pitch` under an elastic layer `depth` deep.
   public init(grid cells: [CellPosition], pitch: Double, depth: Double) {
-    model = .grid(cells: cells, pitch: pitch, depth: depth)
+    model = .grid(cells: cells, pitch: pitch, kernel: .boussinesq(depth: depth))
+  }
+
+  /// A grid of cells with `pitch` under an overlay spreading as `kernel`.
+  public init(grid cells: [CellPosition], pitch: Double, kernel: SpreadingKernel) {
+    model = .grid(cells: cells, pitch: pitch, kernel: kernel)
   }
 
   /// Adds the loads of a press of `force` newtons at (`x`, `y`) mm to `loads`.
@@ -52,31 +58,29 @@ public struct LoadSharing: Sendable {
         let c = coefficients[i]
         loads[i] += force * (c.0 + c.1 * x + c.2 * y)
       }
-    case .grid(let cells, let pitch, let depth):
+    case .grid(let cells, let pitch, let kernel):
       // Two passes (normalise, then add) so nothing is allocated per frame.
       var total = 0.0
       for i in 0..<cells.count {
-        total += LoadSharing.weight(cells[i], pitch: pitch, depth: depth, x: x, y: y)
+        total += LoadSharing.weight(cells[i], pitch: pitch, kernel: kernel, x: x, y: y)
       }
       guard total > 0 else { return }
       let scale = force / total
       for i in 0..<cells.count {
-        loads[i] += scale * LoadSharing.weight(cells[i], pitch: pitch, depth: depth, x: x, y: y)
+        loads[i] += scale * LoadSharing.weight(cells[i], pitch: pitch, kernel: kernel, x: x, y: y)
       }
     }
   }
 
-  /// Boussinesq stress of a unit point load at (`x`, `y`) over one cell.
+  /// The stress of a unit point load at (`x`, `y`) over one cell.
   @inline(__always)
-  static func weight(_ cell: CellPosition, pitch: Double, depth: Double, x: Double, y: Double) -> Double {
+  static func weight(_ cell: CellPosition, pitch: Double, kernel: SpreadingKernel, x: Double, y: Double) -> Double {
     var w = 0.0
-    let z2 = depth * depth
     for sy in -1...1 {
       for sx in -1...1 {
         let dx = cell.x_mm + Double(sx) * pitch / 3 - x
         let dy = cell.y_mm + Double(sy) * pitch / 3 - y
-        let q = 1 + (dx * dx + dy * dy) / z2
-        w += 1 / (q * q * q.squareRoot())
+        w += kernel.stress(r2: dx * dx + dy * dy)
       }
     }
     return w

@@ -16,8 +16,15 @@ public struct PanelPhysics {
   public internal(set) var scenario: Scenario
   let sharing: LoadSharing
   var noise: SimRandom
+  let noise_counts: Double
+  var wander: WanderState
+  var thermal: CellTemperatures
   var loads: [Double]
   var creepLoads: [Double]
+  /// Hysteresis: each cell's last load and its direction memory, -1...1.
+  var hysteresisLoads: [Double]
+  var hysteresisState: [Double]
+  let hysteretic: Bool
   /// Each cell's signal at the last `advance`, counts (not clamped).
   public private(set) var signal: [Double]
   public private(set) var temperature = Temperature_C(celsius: 25)
@@ -26,29 +33,42 @@ public struct PanelPhysics {
     self.parameters = parameters
     self.scenario = scenario
     var draw = SimRandom(seed: parameters.seed)
+    // The envelope's per-cell draws come from their own stream, so a board
+    // without envelope keys draws exactly what it drew before they existed.
+    var envelope = SimRandom(seed: parameters.seed ^ 0xE4_7E10_BE5E)
     var cells: [SimulatedCell] = []
     for _ in 0..<board.cellCount {
-      cells.append(
-        SimulatedCell(
-          offset_counts: (draw.symmetric() * parameters.offsetSpread_counts).rounded(),
-          gain_counts_per_n: parameters.gain_counts_per_n * (1 + draw.symmetric() * parameters.gainSpread),
-          nonlinearity_per_n: draw.symmetric() * parameters.nonlinearity_per_n,
-          tcZero_counts_per_c: draw.symmetric() * parameters.tcZero_counts_per_c,
-          tcSpan_per_c: draw.symmetric() * parameters.tcSpan_per_c,
-          creep: parameters.creep * (0.5 + draw.uniform())))
+      var cell = SimulatedCell(
+        offset_counts: (draw.symmetric() * parameters.offsetSpread_counts).rounded(),
+        gain_counts_per_n: parameters.gain_counts_per_n * (1 + draw.symmetric() * parameters.gainSpread),
+        nonlinearity_per_n: draw.symmetric() * parameters.nonlinearity_per_n,
+        tcZero_counts_per_c: parameters.tcZero(draw.symmetric()),
+        tcSpan_per_c: parameters.tcSpan(draw.symmetric()),
+        creep: parameters.creep * (0.5 + draw.uniform()))
+      cell.hysteresis = parameters.hysteresis * (0.5 + envelope.uniform())
+      cell.thermalLag_s = parameters.thermalLag_s * (1 + parameters.thermalLagSpread * envelope.symmetric())
+      cells.append(cell)
     }
     parameters.applyOverrides(to: &cells)
     self.cells = cells
     if let grid = board.grid {
-      sharing = LoadSharing(grid: board.cells, pitch: grid.pitch_mm, depth: parameters.spread_mm)
+      sharing = LoadSharing(grid: board.cells, pitch: grid.pitch_mm, kernel: parameters.spreadingKernel(pitch: grid.pitch_mm))
     } else {
       let stiffness = board.cells.map { _ in 1 + draw.symmetric() * parameters.stiffnessSpread }
       sharing = LoadSharing(supports: board.cells, stiffness: stiffness)
     }
     noise = SimRandom(seed: parameters.seed ^ 0x5EED_0F_0015E)
+    noise_counts = parameters.effectiveNoise_counts
+    wander = WanderState(
+      processes: parameters.wander, cellCount: board.cellCount, counts_per_n: parameters.gain_counts_per_n,
+      seed: parameters.seed)
+    thermal = CellTemperatures(cells: cells, board: board)
     loads = [Double](repeating: 0, count: board.cellCount)
     creepLoads = loads
     signal = loads
+    hysteresisLoads = loads
+    hysteresisState = loads
+    hysteretic = cells.contains { $0.hysteresis > 0 }
   }
 
   public var cellCount: Int { cells.count }
@@ -75,11 +95,17 @@ public struct PanelPhysics {
       spikeCell = Int(noise.next() % UInt64(max(n, 1)))
       spikeSign = noise.uniform() < 0.5 ? -1 : 1
     }
+    let uneven = thermal.lagging || scenario.hasGradient
+    if uneven { thermal.advance(panel: temperature.celsius, gradient: scenario.gradient(at: t), dt: dt) }
+    if !wander.isEmpty { wander.advance(dt: dt) }
     for i in 0..<n {
       creepLoads[i] += (loads[i] - creepLoads[i]) * creepStep
       var load = loads[i] + cells[i].creep * creepLoads[i]
       if cells[i].crosstalkFrom >= 0 { load += cells[i].crosstalk * loads[cells[i].crosstalkFrom] }
-      var counts = cells[i].counts(load: load, dT: dT) + noise.gaussian() * parameters.noise_counts
+      if hysteretic { load = hysteresis(cell: i, load: load) }
+      let cellDT = uneven ? thermal.celsius[i] - 25 : dT
+      var counts = cells[i].counts(load: load, dT: cellDT) + noise.gaussian() * noise_counts
+      if !wander.isEmpty { counts += wander.counts(cell: i) }
       if i == spikeCell { counts += spikeSign * parameters.spike_counts }
       signal[i] = counts
     }
@@ -88,6 +114,20 @@ public struct PanelPhysics {
       signal[fault.cell] = Double(RawCounts.max)
     }
   }
+
+  /// Cell `i`'s load through its hysteresis: a play operator remembers
+  /// which way the load last moved (over `hysteresisTravel_n`), and the
+  /// load reads (1 + h) times on the way up, (1 - h) times on the way down.
+  @inline(__always)
+  mutating func hysteresis(cell i: Int, load: Double) -> Double {
+    let moved = (load - hysteresisLoads[i]) / PanelPhysics.hysteresisTravel_n
+    hysteresisLoads[i] = load
+    hysteresisState[i] = max(-1, min(1, hysteresisState[i] + moved))
+    return load * (1 + cells[i].hysteresis * hysteresisState[i])
+  }
+
+  /// The load change that turns a cell's hysteresis from one way to the other.
+  public static let hysteresisTravel_n = 0.2
 
   /// One whole frame at `time_s`, each cell's signal rounded and clamped to
   /// the 24-bit range, as the direct simulated panel delivers it.

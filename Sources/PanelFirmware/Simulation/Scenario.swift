@@ -8,6 +8,12 @@ public struct Scenario: Sendable {
   /// Panel temperature keyframes (seconds, degC), linear in between; empty
   /// = the simulator's constant temperature.
   public var temperature: [Keyframe]
+  /// Temperature differences across the panel over time (seconds, degC),
+  /// linear in between: left edge to right edge (`x`) and top to bottom
+  /// (`y`); the panel's sensor, at its centre, reads `temperature`. Empty:
+  /// the panel is at one temperature.
+  public var gradientX: [Keyframe] = []
+  public var gradientY: [Keyframe] = []
   public var touches: [ScriptedTouch]
   /// Cells that fail for a while.
   public var faults: [CellFault]
@@ -32,6 +38,16 @@ public struct Scenario: Sendable {
   /// Temperature at `t` seconds, or nil when the script sets none.
   public func temperature(at t: Double) -> Double? {
     temperature.isEmpty ? nil : Keyframe.interpolate(temperature, at: t)
+  }
+
+  /// Whether the script sets a temperature gradient across the panel.
+  public var hasGradient: Bool { !gradientX.isEmpty }
+
+  /// The gradient at `t`: degC from left to right and from top to bottom.
+  @inline(__always)
+  public func gradient(at t: Double) -> (x: Double, y: Double) {
+    guard hasGradient else { return (0, 0) }
+    return (Keyframe.interpolate(gradientX, at: t), Keyframe.interpolate(gradientY, at: t))
   }
 }
 

@@ -9,8 +9,9 @@ extension Scenario {
     var name = "scenario"
     var duration: Double?
     var temperature: [Keyframe] = []
+    var gradient: [[Double]] = []
     if let s = try root.optionalTable("scenario") {
-      try s.rejectUnknownKeys(["name", "description", "duration_s", "temperature_c", "temperature"])
+      try s.rejectUnknownKeys(["name", "description", "duration_s", "temperature_c", "temperature", "temperature_gradient"])
       name = try s.optionalString("name") ?? name
       _ = try s.optionalString("description")
       duration = try s.optionalDouble("duration_s", in: .runLength_s)
@@ -22,6 +23,11 @@ extension Scenario {
         temperature = try Scenario.keyframes(rows, table: s, key: "temperature", values: [.temperature_c])
           .map { Keyframe($0[0], $0[1]) }
         if temperature.isEmpty { throw s.error("temperature", "needs at least one [t_s, degC] pair") }
+      }
+      if let rows = try s.doubleRows("temperature_gradient") {
+        let across = ValueBound(-100...100, "degC")
+        gradient = try Scenario.keyframes(rows, table: s, key: "temperature_gradient", values: [across, across])
+        if gradient.isEmpty { throw s.error("temperature_gradient", "needs at least one [t_s, x_degC, y_degC] row") }
       }
     }
     var touches: [ScriptedTouch] = []
@@ -46,6 +52,8 @@ extension Scenario {
     self.init(
       name: name, file: root.file, duration_s: duration, temperature: temperature, touches: touches,
       faults: faults)
+    gradientX = gradient.map { Keyframe($0[0], $0[1]) }
+    gradientY = gradient.map { Keyframe($0[0], $0[2]) }
   }
 
   static func touch(_ t: TOMLTable, board: Board) throws(FileError) -> ScriptedTouch {

@@ -88,6 +88,7 @@ extension SimulationParameters {
           message: "cell \(j) does not exist: \(cells)")
       }
     }
+    try checkEnvelope(board: board)
   }
 
   /// `cells` with the overrides applied.

@@ -73,7 +73,8 @@ extension SimulatedPanel: InspectableFrontEnd {
     info.add("front end", "sim: the simulated panel delivers frames directly (no bus, no chips)")
     info.add(
       "simulation",
-      "seed \(p.seed), serial \(p.serial), \(cellCount) cells, \(p.gain_counts_per_n) counts/N, noise \(p.noise_counts) counts")
+      "seed \(p.seed), serial \(p.serial), \(cellCount) cells, \(p.gain_counts_per_n) counts/N, noise \(p.effectiveNoise_counts) counts"
+        + p.envelopeSummary)
     info.add("health", health.description)
     return info
   }

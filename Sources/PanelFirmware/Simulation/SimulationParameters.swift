@@ -39,13 +39,46 @@ public struct SimulationParameters: Sendable, Equatable {
   /// panels for tests and demonstrations.
   public var overrides: [SimulatedCellOverride] = []
 
+  // The envelope of real panels (SimulationParameters+Envelope.swift): all
+  // absent by default, so today's boards draw exactly what they drew before.
+
+  /// White noise per cell in millinewtons (at the nominal gain), instead of
+  /// `noise_counts`.
+  public var noise_mn: Double?
+  /// Low-frequency wander: first-order processes added to every cell.
+  public var wander: [WanderProcess] = []
+  /// Grids: the overlay's spreading kernel; its width is `spread_mm`, or
+  /// `spread_pitch` times the grid's pitch.
+  public var kernel = "boussinesq"
+  public var spread_pitch: Double?
+  /// `kernel = "table"`: [r_mm, weight] rows.
+  public var kernelTable: [[Double]] = []
+  /// A zero drift common to every cell in millinewtons per degC (at the
+  /// nominal gain), instead of `tc_zero_counts_per_c`.
+  public var tcZero_mn_per_c: Double?
+  /// With it, every cell's zero drift is the common one times
+  /// (1 +- spread) instead of uniform in +-`tc_zero_*`.
+  public var tcZeroSpread: Double?
+  /// Likewise for the sensitivity drift `tc_span_per_c`.
+  public var tcSpanSpread: Double?
+  /// How far each cell's temperature lags the panel's (first order), s,
+  /// and the spread of that lag between cells (+- fraction).
+  public var thermalLag_s = 0.0
+  public var thermalLagSpread = 0.0
+  /// Hysteresis: a load reached from below reads (1 + h) times, from
+  /// above (1 - h) times (h x 0.5...1.5 per cell).
+  public var hysteresis = 0.0
+  /// Where the envelope keys were, for errors found once the board is known.
+  var kernelLine: Int?
+  var kernelField = "frontend kernel"
+
   public init() {}
 
   static let keys = [
     "kind", "seed", "serial", "scenario", "gain_counts_per_n", "gain_spread", "offset_spread_counts",
     "nonlinearity_per_n", "tc_zero_counts_per_c", "tc_span_per_c", "creep", "creep_tau_s",
     "noise_counts", "spike_rate_hz", "spike_counts", "stiffness_spread", "spread_mm", "temperature_c", "cell",
-  ]
+  ] + envelopeKeys
 
   /// Reads the table's keys; absent keys keep their defaults.
   public init(table t: TOMLTable) throws(FileError) {
@@ -88,6 +121,7 @@ public struct SimulationParameters: Sendable, Equatable {
     for cell in try t.tables("cell") { overrides.append(try SimulatedCellOverride(table: cell)) }
     if gainSpread >= 0.5 { throw t.error("gain_spread", "must be below 0.5") }
     if stiffnessSpread >= 0.5 { throw t.error("stiffness_spread", "must be below 0.5") }
+    try readEnvelope(t)
   }
 }
 
@@ -109,6 +143,10 @@ public struct SimulatedCell: Sendable, Equatable {
   /// `crosstalkFrom` (-1: none).
   public var crosstalkFrom = -1
   public var crosstalk = 0.0
+  /// Hysteresis (see `PanelPhysics.hysteresis`), 0 for none.
+  public var hysteresis = 0.0
+  /// How far the cell's temperature lags the panel's, s (0: none).
+  public var thermalLag_s = 0.0
 
   /// Counts for load `load` (newtons) at `dT` degC from the reference.
   @inline(__always)
