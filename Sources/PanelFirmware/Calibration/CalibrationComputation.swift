@@ -215,8 +215,11 @@ public enum CalibrationComputation {
     var record = CalibrationRecord(
       board: board.name, serial: session.serial, created: date, source: "session", plan: session.planName,
       referenceTemperature_c: reference, cells: parameters,
-      fit: FitSummary(model: fit.model.rawValue, spread_mm: fit.spread_mm, placements: used.count, residual_pct: residual),
-      coupling: fit.coupling)
+      fit: FitSummary(
+        model: fit.model.rawValue, spread_mm: fit.spread_mm, placements: used.count, residual_pct: residual,
+        kernel: fit.profile == nil ? nil : (fit.learnt ? "profile" : "boussinesq"),
+        profile: fit.learnt ? fit.profile?.values : nil, profileStep_mm: fit.learnt ? fit.profile?.step_mm : nil),
+      coupling: fit.coupling, contact: fit.profile.map(ContactModel.from))
     let verifySteps = data.indices.filter { data[$0].step.role == .verify }
     let verification = try Verification.run(record: record, steps: verifySteps, data: data, session: session, board: board)
     // Without verification placements, the accuracy is estimated by

@@ -14,6 +14,14 @@ public struct TrackerSettings: Sendable {
   public var gate: Length_um
   /// Movement below this since the last `moved` reports `stationary`.
   public var moveThreshold: Length_um
+  /// The touch thresholds against the noise: a contact's `snr_Q8` at or
+  /// above `noiseOn` starts (and confirms) a touch, at or below
+  /// `noiseOff` counts toward its release (Q8 standard deviations).
+  public var noiseOn_Q8: Int32
+  public var noiseOff_Q8: Int32
+  /// The spread a smoothed position is brought down to (its exponential
+  /// average follows a contact whose position is noisier more slowly).
+  public var positionTarget: Length_um
   /// Most simultaneous touches.
   public var maxTouches: Int
   /// Consecutive invalid frames after which every touch is cancelled.
@@ -29,6 +37,10 @@ public struct TrackerSettings: Sendable {
     let diagonal = (board.width_mm * board.width_mm + board.height_mm * board.height_mm).squareRoot()
     gate = Length_um(millimetres: board.grid == nil ? diagonal + 1 : max(30, 1.5 * (board.grid?.pitch_mm ?? 20)))
     moveThreshold = Length_um(millimetres: 0.5)
+    let core = board.coreConfiguration
+    noiseOn_Q8 = core.noiseOn_Q8
+    noiseOff_Q8 = core.noiseOff_Q8
+    positionTarget = Length_um(millimetres: 0.25)
     maxTouches = max(1, min(board.interaction.maxTouches, Capacity.contacts))
     invalidLimit = max(1, board.rate_hz / 10)
   }
@@ -45,10 +57,15 @@ public struct TrackedTouch: Sendable, Equatable {
   public var reason: CancelReason
   /// For a touch cancelled as `merged`: the touch its contact merged into.
   public var mergedInto: UInt32
+  /// The spread of the reported (smoothed) position from the panel's
+  /// noise, one standard deviation: movement within a few of these is not
+  /// movement.
+  public var positionNoise: Length_um
   public init(
     id: UInt32, phase: TouchPhase, x: Length_um, y: Length_um, force: Force_mN, reason: CancelReason = .none,
-    mergedInto: UInt32 = 0
+    mergedInto: UInt32 = 0, positionNoise: Length_um = .zero
   ) {
+    self.positionNoise = positionNoise
     self.id = id
     self.phase = phase
     self.x = x
@@ -108,11 +125,13 @@ public struct Tracker: Sendable {
     var phase = TouchPhase.began
     var reason = CancelReason.none
     var mergedInto: UInt32 = 0
+    /// The smoothed position's spread, um.
+    var noise: Int32 = 0
 
     var report: TrackedTouch {
       TrackedTouch(
         id: id, phase: phase, x: Length_um(rawValue: x), y: Length_um(rawValue: y), force: force, reason: reason,
-        mergedInto: mergedInto)
+        mergedInto: mergedInto, positionNoise: Length_um(rawValue: noise))
     }
   }
 
@@ -144,7 +163,7 @@ public struct Tracker: Sendable {
   mutating func startCandidates(_ contacts: inout ContactList, except claimed: UInt32) {
     for c in 0..<contacts.count where claimed & (1 << c) == 0 && trackCount < Capacity.contacts {
       let contact = contacts[c]
-      guard contact.force >= settings.touchOn else { continue }
+      guard starts(contact) else { continue }
       var t = Track()
       t.x = contact.x.rawValue
       t.y = contact.y.rawValue
@@ -153,6 +172,13 @@ public struct Tracker: Sendable {
       tracks[trackCount] = t
       trackCount += 1
     }
+  }
+
+  /// Whether a contact is strong enough to start (and confirm) a touch:
+  /// at or above the touch-on force and `noiseOn` standard deviations.
+  @inline(__always)
+  func starts(_ contact: Contact) -> Bool {
+    contact.force >= settings.touchOn && contact.snr_Q8 >= settings.noiseOn_Q8
   }
 
   /// Greedy nearest-pair matching of tracks to contacts within the gate.
@@ -199,7 +225,7 @@ public struct Tracker: Sendable {
     let contact = c >= 0 ? contacts[c] : .none
     if !t.active {
       // Candidate: needs `debounce` strong frames in a row.
-      guard c >= 0, contact.force >= settings.touchOn else {
+      guard c >= 0, starts(contact) else {
         t.run = -1  // dropped below
         return
       }
@@ -215,19 +241,21 @@ public struct Tracker: Sendable {
         t.phase = .began
         t.refX = t.x
         t.refY = t.y
+        t.noise = contact.positionNoise.rawValue
         t.run = 0
       }
       return
     }
     if c >= 0 {
-      // Smooth the position in proportion to force: a light contact's
+      // Smooth the position as much as its noise needs: a light contact's
       // position is noisy (its noise grows as 1/F).
-      let scaled = Int64(contact.force.rawValue) * 64 / Int64(max(settings.touchOn.rawValue, 1))
-      let weight = min(256, max(32, scaled))
+      let (weight, spread) = smoothing(contact.positionNoise.rawValue)
       t.x = Int32(Int64(t.x) + (((Int64(contact.x.rawValue) - Int64(t.x)) * weight) >> 8))
       t.y = Int32(Int64(t.y) + (((Int64(contact.y.rawValue) - Int64(t.y)) * weight) >> 8))
+      t.noise = spread
       t.force = contact.force
-      t.run = contact.force <= settings.touchOff ? t.run + 1 : 0
+      let releasing = contact.force <= settings.touchOff || contact.snr_Q8 <= settings.noiseOff_Q8
+      t.run = releasing ? t.run + 1 : 0
     } else {
       t.run += 1
     }
@@ -243,7 +271,8 @@ public struct Tracker: Sendable {
     }
     let dx = Int64(t.x) - Int64(t.refX)
     let dy = Int64(t.y) - Int64(t.refY)
-    let m = Int64(settings.moveThreshold.rawValue)
+    // Moved: beyond the threshold and beyond two spreads of the position.
+    let m = max(Int64(settings.moveThreshold.rawValue), 2 * Int64(t.noise))
     if dx * dx + dy * dy >= m * m {
       t.phase = .moved
       t.refX = t.x
@@ -251,6 +280,20 @@ public struct Tracker: Sendable {
     } else {
       t.phase = .stationary
     }
+  }
+
+  /// The exponential average's weight (Q8) for a position of spread
+  /// `noise` (um), bringing its spread to about `positionTarget` (the
+  /// average of weight w has sqrt(w / (2 - w)) of the spread), at least 1/16
+  /// (16 frames' lag); and the smoothed position's spread, um (taken as at
+  /// least half the raw one: the slow part of the noise is not averaged out).
+  @inline(__always)
+  func smoothing(_ noise: Int32) -> (weight: Int64, spread: Int32) {
+    let s2 = Int64(noise) * Int64(noise)
+    let t2 = Int64(settings.positionTarget.rawValue) * Int64(settings.positionTarget.rawValue)
+    let weight = min(256, max(16, 512 * t2 / max(s2 + t2, 1)))
+    let factor = max(128, FixedMath.squareRoot(weight * 65536 / (512 - weight)))  // Q8
+    return (weight, Int32(truncatingIfNeeded: (Int64(noise) * factor) >> 8))
   }
 
   /// The id of the active touch, other than track `i`, whose contact this
