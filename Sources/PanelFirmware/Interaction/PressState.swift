@@ -9,6 +9,9 @@ struct PressRules: Sendable {
   /// Squared distances, um^2.
   var dragSlop2: Int64
   var holdSlop2: Int64
+  /// A position must be this certain (spread, um: half the drag slop) to
+  /// anchor the touch-down point.
+  var anchorNoise: Int32
   var swipeUp_um: Int32
   var longPress_us: Int64
 
@@ -19,6 +22,7 @@ struct PressRules: Sendable {
     let hold = Int64(Length_um(millimetres: s.longPressSlop_mm).rawValue)
     dragSlop2 = drag * drag
     holdSlop2 = hold * hold
+    anchorNoise = Int32(truncatingIfNeeded: drag / 2)
     swipeUp_um = Length_um(millimetres: s.swipeUp_mm).rawValue
     longPress_us = Saturating.int64(rounding: s.longPress_s * 1e6)
   }
@@ -39,9 +43,11 @@ struct PressRules: Sendable {
 /// - Moving beyond the drag slop before peek makes the touch a drag: stage
 ///   none, no deep stages until lift (NSEvent's deep-click drag rule).
 ///   Movement is measured from where the touch was when its force first
-///   reached the anchor force (half an average touch); before that, a
-///   light contact's position is noisy (its error grows as 1/force), so
-///   only moving twice the slop from the touch-down point counts.
+///   reached the anchor force (half an average touch) with its position
+///   known within half the slop; before that, a light contact's position
+///   is noisy (its error grows as 1/force), so only moving twice the slop
+///   from the touch-down point counts. Every slop is widened by three
+///   spreads of the positions compared.
 /// - While peeking, moving up by `swipeUp` reveals the quick actions.
 /// - Lifting while peeking raises `peek_cancelled`; lifting once the quick
 ///   actions are revealed raises `peek_actions_kept` instead: the preview
@@ -142,7 +148,7 @@ struct PressState: Sendable {
     var scale: Int64 = 4
     if anchored {
       scale = 1
-    } else if force >= rules.thresholds.anchor && !holdBroken && !dragging {
+    } else if force >= rules.thresholds.anchor && noise <= rules.anchorNoise && !holdBroken && !dragging {
       anchored = true
       scale = 1
       originX = x

@@ -125,8 +125,9 @@ public struct Tracker: Sendable {
     var phase = TouchPhase.began
     var reason = CancelReason.none
     var mergedInto: UInt32 = 0
-    /// The smoothed position's spread, um.
+    /// The smoothed position's spread, um, and its variance, um^2.
     var noise: Int32 = 0
+    var variance: Int64 = 0
 
     var report: TrackedTouch {
       TrackedTouch(
@@ -242,6 +243,7 @@ public struct Tracker: Sendable {
         t.refX = t.x
         t.refY = t.y
         t.noise = contact.positionNoise.rawValue
+        t.variance = Int64(t.noise) * Int64(t.noise)
         t.run = 0
       }
       return
@@ -249,10 +251,11 @@ public struct Tracker: Sendable {
     if c >= 0 {
       // Smooth the position as much as its noise needs: a light contact's
       // position is noisy (its noise grows as 1/F).
-      let (weight, spread) = smoothing(contact.positionNoise.rawValue)
+      let (weight, variance, spread) = smoothing(contact.positionNoise.rawValue, variance: t.variance)
       t.x = Int32(Int64(t.x) + (((Int64(contact.x.rawValue) - Int64(t.x)) * weight) >> 8))
       t.y = Int32(Int64(t.y) + (((Int64(contact.y.rawValue) - Int64(t.y)) * weight) >> 8))
       t.noise = spread
+      t.variance = variance
       t.force = contact.force
       let releasing = contact.force <= settings.touchOff || contact.snr_Q8 <= settings.noiseOff_Q8
       t.run = releasing ? t.run + 1 : 0
@@ -282,18 +285,32 @@ public struct Tracker: Sendable {
     }
   }
 
-  /// The exponential average's weight (Q8) for a position of spread
-  /// `noise` (um), bringing its spread to about `positionTarget` (the
-  /// average of weight w has sqrt(w / (2 - w)) of the spread), at least 1/16
-  /// (16 frames' lag); and the smoothed position's spread, um (taken as at
-  /// least half the raw one: the slow part of the noise is not averaged out).
+  /// The smoothing of a position of spread `noise` (um) into a track
+  /// whose position has `variance` (um^2): the exponential average's weight
+  /// (Q8), the track's new variance, and its spread (um).
+  ///
+  /// The weight brings a steady contact's spread to about `positionTarget`
+  /// (an average of weight w has sqrt(w / (2 - w)) of the spread; at least
+  /// 1/16, 16 frames' lag), and is larger while the track is less certain
+  /// than the contact (the optimal weight P / (P + R), as a Kalman filter
+  /// takes it): a touch that came down light and noisy catches up with its
+  /// firmer positions at once instead of dragging its first error along.
+  /// The variance follows the average (white noise); the spread reported is
+  /// at least half the raw one (the slow part of the noise is not averaged
+  /// out).
   @inline(__always)
-  func smoothing(_ noise: Int32) -> (weight: Int64, spread: Int32) {
-    let s2 = Int64(noise) * Int64(noise)
+  func smoothing(_ noise: Int32, variance p: Int64) -> (weight: Int64, variance: Int64, spread: Int32) {
+    let n = min(max(Int64(noise), 0), 1_000_000)  // a metre: no panel is larger
+    let r = max(n * n, 1)
+    let p = min(p, 1_000_000_000_000)
     let t2 = Int64(settings.positionTarget.rawValue) * Int64(settings.positionTarget.rawValue)
-    let weight = min(256, max(16, 512 * t2 / max(s2 + t2, 1)))
-    let factor = max(128, FixedMath.squareRoot(weight * 65536 / (512 - weight)))  // Q8
-    return (weight, Int32(truncatingIfNeeded: (Int64(noise) * factor) >> 8))
+    let target = min(256, max(16, 512 * t2 / max(r + t2, 1)))
+    let optimal = (256 * p) / max(p + r, 1)
+    let w = min(256, max(target, optimal))
+    let keep = 256 - w
+    let variance = (keep * keep * p + w * w * r) >> 16
+    let spread = max(FixedMath.squareRoot(variance), n / 2)
+    return (w, variance, Int32(truncatingIfNeeded: spread))
   }
 
   /// The id of the active touch, other than track `i`, whose contact this
