@@ -225,7 +225,9 @@ public struct Tracker: Sendable {
     let c = t.matched
     let contact = c >= 0 ? contacts[c] : .none
     if !t.active {
-      // Candidate: needs `debounce` strong frames in a row.
+      // Candidate: needs `debounce` strong frames in a row, or one twice
+      // as strong (a spike does not get here: the core's median and step
+      // hold-off have removed it).
       guard c >= 0, starts(contact) else {
         t.run = -1  // dropped below
         return
@@ -234,7 +236,8 @@ public struct Tracker: Sendable {
       t.y = contact.y.rawValue
       t.force = contact.force
       t.run += 1
-      if t.run >= settings.debounce && activeCount < settings.maxTouches {
+      let sure = contact.force.rawValue >= 2 * settings.touchOn.rawValue && contact.snr_Q8 >= 2 * settings.noiseOn_Q8
+      if (t.run >= settings.debounce || sure) && activeCount < settings.maxTouches {
         t.active = true
         activeCount += 1
         t.id = nextID
