@@ -67,7 +67,7 @@ public struct CoreConfiguration: Sendable {
   public var cellFloor: Force_mN = Force_mN(newtons: 0.01)
   /// Neighbouring peaks whose saddle is at least this fraction (Q8, 256 = 1)
   /// of the smaller peak are one contact.
-  public var mergeSaddle_Q8: Int32 = 179
+  public var mergeSaddle_Q8: Int32 = 218
   public var interpolation: PeakInterpolation = .gaussian
   /// Grid: cells within this many cells of a peak (along either axis)
   /// carry its force ...

@@ -96,6 +96,9 @@ public struct CalibrationRecord: Sendable, Equatable {
       c.contactRadius = contact.radius
       c.captureScale_Q16 = Int32((min(max(contact.captureScale, 0.5), 4) * 65536).rounded())
       c.captureSlope_Q16 = Int32((min(max(contact.captureSlope, -4), 4) * 65536).rounded())
+      if contact.mergeSaddle > 0 {
+        c.mergeSaddle_Q8 = max(c.mergeSaddle_Q8, Int32((min(contact.mergeSaddle, 1) * 256).rounded()))
+      }
     }
     return c
   }
@@ -146,6 +149,7 @@ public struct CalibrationRecord: Sendable, Equatable {
       body += "radius = \(contact.radius)\n"
       body += "capture_scale = \(number(contact.captureScale))\n"
       if contact.captureSlope != 0 { body += "capture_slope = \(number(contact.captureSlope))\n" }
+      if contact.mergeSaddle > 0 { body += "merge_saddle = \(number(contact.mergeSaddle))\n" }
     }
     if let coupling {
       body += "\n[coupling]\n"
@@ -269,11 +273,12 @@ public struct CalibrationRecord: Sendable, Equatable {
     }
     var contact: ContactModel?
     if let t = try root.optionalTable("contact") {
-      try t.rejectUnknownKeys(["radius", "capture_scale", "capture_slope"])
+      try t.rejectUnknownKeys(["radius", "capture_scale", "capture_slope", "merge_saddle"])
       contact = ContactModel(
         radius: try t.int("radius", in: 1...8),
         captureScale: try t.double("capture_scale", in: ValueBound(0.5...4)),
-        captureSlope: try t.optionalDouble("capture_slope", in: ValueBound(-4...4)) ?? 0)
+        captureSlope: try t.optionalDouble("capture_slope", in: ValueBound(-4...4)) ?? 0,
+        mergeSaddle: try t.optionalDouble("merge_saddle", in: ValueBound(0...1)) ?? 0)
     }
     var coupling: [[Double]]?
     if let t = try root.optionalTable("coupling") {

@@ -65,14 +65,21 @@ public struct FitSummary: Sendable, Equatable {
 /// times `captureScale + captureSlope * d^2` (the inverse of the share of a
 /// press they carry, `d` the press's distance from the peak cell's centre
 /// in pitches).
+///
+/// Two peaks two cells apart are one contact when the cell between them
+/// holds `mergeSaddle` of the smaller (0: the board's `merge_saddle`): on
+/// a wide spreading, two fingers two pitches apart leave a high saddle, so
+/// the rule is set halfway between that saddle and a flat top (1).
 public struct ContactModel: Sendable, Equatable {
   public var radius: Int
   public var captureScale: Double
   public var captureSlope: Double
-  public init(radius: Int, captureScale: Double, captureSlope: Double = 0) {
+  public var mergeSaddle: Double
+  public init(radius: Int, captureScale: Double, captureSlope: Double = 0, mergeSaddle: Double = 0) {
     self.radius = radius
     self.captureScale = captureScale
     self.captureSlope = captureSlope
+    self.mergeSaddle = mergeSaddle
   }
 
   /// The model for a spreading whose cell at (`dx`, `dy`) mm from a press
@@ -118,7 +125,13 @@ public struct ContactModel: Sendable, Equatable {
     let det = n * sxx - sx * sx
     let b = det > 0 ? (n * sxy - sx * sy) / det : 0
     let a = (sy - b * sx) / n
-    return ContactModel(radius: radius, captureScale: min(max(a, 0.5), 4), captureSlope: min(max(b, -4), 4))
+    // Two equal presses on cell centres two pitches apart: the cell
+    // between them against each peak.
+    let peak = weight(0, 0) + weight(2 * pitch, 0)
+    let twoPresses = peak > 0 ? 2 * weight(pitch, 0) / peak : 0
+    let merge = twoPresses > 0.4 ? min((twoPresses + 1) / 2, 0.95) : 0
+    return ContactModel(
+      radius: radius, captureScale: min(max(a, 0.5), 4), captureSlope: min(max(b, -4), 4), mergeSaddle: merge)
   }
 
   /// The model for a learnt spreading profile.

@@ -23,7 +23,7 @@
 ///     ..      4 n n  coupling matrix, Float32, row-major (with flag bit 0)
 ///     ..      8      contact model (with flag bit 1): capture scale Float32,
 ///                    radius (cells) UInt8, capture slope Int16 (Q12),
-///                    1 byte 0
+///                    merge saddle UInt8 (/255, 0 = the board's)
 ///     end-4   4      CRC-32 (IEEE) of every byte before it
 ///
 /// A 24C02 (256 bytes, two copies of 128) holds a 4-cell plate; a 24C32
@@ -103,7 +103,7 @@ public enum PanelRecordCodec {
       put32(&b, Float(contact.captureScale).bitPattern)
       b.append(UInt8(clamping: contact.radius))
       put16(&b, UInt16(bitPattern: Int16(clamping: Int((min(max(contact.captureSlope, -4), 4) * 4096).rounded()))))
-      b.append(0)
+      b.append(UInt8(clamping: Int((min(max(contact.mergeSaddle, 0), 1) * 255).rounded())))
     }
     put32(&b, CRC32.checksum(b))
     return b
@@ -152,7 +152,7 @@ public enum PanelRecordCodec {
       let at = headerSize + 20 * n + (hasCoupling ? 4 * n * n : 0)
       contact = ContactModel(
         radius: max(1, min(8, Int(b[at + 4]))), captureScale: min(max(float(at), 0.5), 4),
-        captureSlope: Double(Int16(bitPattern: get16(b, at + 5))) / 4096)
+        captureSlope: Double(Int16(bitPattern: get16(b, at + 5))) / 4096, mergeSaddle: Double(b[at + 7]) / 255)
     }
     let record = CalibrationRecord(
       board: board.name, serial: serial, created: UTCDate.format(time_t(get32(b, 12))), source: "panel",

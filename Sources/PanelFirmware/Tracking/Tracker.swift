@@ -225,9 +225,10 @@ public struct Tracker: Sendable {
     let c = t.matched
     let contact = c >= 0 ? contacts[c] : .none
     if !t.active {
-      // Candidate: needs `debounce` strong frames in a row, or one twice
-      // as strong (a spike does not get here: the core's median and step
-      // hold-off have removed it).
+      // Candidate: needs `debounce` strong frames in a row, or one half as
+      // strong again (6.75 deviations of Gaussian noise: about once in
+      // 10^11 frames; a spike does not get here: the core's median and
+      // step hold-off have removed it).
       guard c >= 0, starts(contact) else {
         t.run = -1  // dropped below
         return
@@ -236,7 +237,8 @@ public struct Tracker: Sendable {
       t.y = contact.y.rawValue
       t.force = contact.force
       t.run += 1
-      let sure = contact.force.rawValue >= 2 * settings.touchOn.rawValue && contact.snr_Q8 >= 2 * settings.noiseOn_Q8
+      let sure = 2 * Int64(contact.force.rawValue) >= 3 * Int64(settings.touchOn.rawValue)
+        && 2 * Int64(contact.snr_Q8) >= 3 * Int64(settings.noiseOn_Q8)
       if (t.run >= settings.debounce || sure) && activeCount < settings.maxTouches {
         t.active = true
         activeCount += 1
