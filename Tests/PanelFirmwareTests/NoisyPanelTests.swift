@@ -89,4 +89,23 @@ import Testing
     #expect(run.frames == UInt64(620 * board.rate_hz))
     #expect(run.touches.isEmpty, "\(run.touches.count) touch reports, first \(run.touches.first.map { "\($0.touch)" } ?? "")")
   }
+
+  /// The thresholds follow the panel: the quiet grid keeps the board's,
+  /// the noisy one raises them to its noise, and both say so.
+  @Test func theEffectiveThresholdsFollowTheMeasuredNoise() throws {
+    var on: [Double] = []
+    for name in ["sim-grid", "sim-grid-noisy"] {
+      let board = try Repo.board(name)
+      let panel = try FrontEndFactory.simulatedPanel(board: board, options: RunOptions(speed: 0))
+      let loop = ScanLoop(source: panel, board: board, calibration: panel.trueCalibration(created: "test"))
+      for _ in 0..<(3 * board.rate_hz) { _ = try loop.step() }
+      let t = loop.pipeline.effectiveThresholds
+      let sigma = (0..<board.cellCount).map { Double(loop.pipeline.noise.sigma[$0]) / 1024 }
+      on.append(t.on.newtons)
+      #expect(t.on.newtons >= board.detection.touchOn_n && t.off.newtons >= board.detection.touchOff_n)
+      #expect(sigma.allSatisfy { $0 > 0 }, "\(name): \(sigma)")
+    }
+    #expect(abs(on[0] - 0.08) < 1e-3, "the quiet grid keeps touch_on_n: \(on[0])")
+    #expect(on[1] > 0.09, "the noisy grid's threshold rises with its noise: \(on[1])")
+  }
 }
