@@ -210,7 +210,7 @@ final class RecordingLineSource {
   static let maxLineLength = 16 * 1024 * 1024
 
   init(path: String) throws(FileError) {
-    fd = try FilesPOSIX.openForReading(path)
+    fd = try InputFile.open(path)
     var info = stat()
     size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
     self.path = path
