@@ -28,6 +28,9 @@ public struct RecordingFrontEnd: FrontEnd {
   /// front end share the reader, so a copy kept aside follows a running loop.
   public var fractionRead: Double { reader.fractionRead }
 
+  /// A `.partial` recording's cut-off last row, left out (one line), or nil.
+  public var cutOffNote: String? { reader.cutOffNote }
+
   /// What the recording holds that replay skips (columns other programs
   /// added), one warning each.
   public var warnings: [FileError] { reader.warnings }

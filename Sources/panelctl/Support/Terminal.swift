@@ -11,21 +11,14 @@ let stopRequested = Atomic<Bool>(false)
 
 enum Terminal {
   /// Writes to standard error, unbuffered.
-  static func writeError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let n = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-      }
-    }
-  }
+  static func writeError(_ text: String) { StandardError.write(text) }
 
-  /// A broken pipe ends the command quietly instead of killing it.
-  static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
+  /// A broken pipe ends the command quietly instead of killing it, and a
+  /// file size limit (`ulimit -f`) is a failed write, like a full disk.
+  static func ignoreBrokenPipe() {
+    signal(SIGPIPE, SIG_IGN)
+    signal(SIGXFSZ, SIG_IGN)
+  }
 
   /// SIGINT and SIGTERM request a clean stop instead of killing the process.
   static func stopOnSignals() {
