@@ -40,7 +40,7 @@ public struct RecordingReader {
     extraColumns.enumerated().map { i, name in
       FileError(
         file: path, line: 1, field: "column \(columnNames.count - extraColumns.count + i + 1)",
-        message: "\(String(reflecting: name)) is not a recording column: ignored")
+        message: "\(Quote.text(name)) is not a recording column: ignored")
     }
   }
 
@@ -181,16 +181,17 @@ public struct RecordingReader {
   private func notANumber(
     _ line: Int, column: Int, _ row: UnsafeBufferPointer<UInt8>, _ field: Range<Int>, _ what: String
   ) -> FileError {
-    let text = String(decoding: RecordingText.trimmed(row[field]), as: UTF8.self)
+    let text = Quote.bytes(RecordingText.trimmed(row[field]))
     return FileError(
       file: path, line: line, field: "column \(columnNames[column])",
-      message: "\(String(reflecting: text)) is not \(what)")
+      message: "\(text) is not \(what)")
   }
 
   private func outOfRange(
     _ line: Int, column: Int, _ row: UnsafeBufferPointer<UInt8>, _ field: Range<Int>, _ limits: String
   ) -> FileError {
-    let text = String(decoding: RecordingText.trimmed(row[field]), as: UTF8.self)
+    let digits = RecordingText.trimmed(row[field])
+    let text = digits.count <= Quote.maxCharacters ? String(decoding: digits, as: UTF8.self) : Quote.bytes(digits)
     return FileError(
       file: path, line: line, field: "column \(columnNames[column])",
       message: "\(text) is outside \(limits)")

@@ -35,8 +35,7 @@ public indirect enum TOMLValue: Sendable {
   public var summary: String {
     switch self {
     case .string(let text):
-      let shown = text.count > 40 ? String(text.prefix(40)) + "..." : text
-      return "a string " + String(reflecting: shown)
+      return "a string " + Quote.text(text, limit: 40)
     case .integer(let value): return "an integer \(value)"
     case .float(let value): return "a float \(value)"
     case .bool(let value): return "a boolean \(value)"

@@ -9,7 +9,7 @@ enum TOMLNumber {
   /// integer (`-12`, `1_000`, `0xFF`, `0o17`, `0b101`) or a float (`0.8`, `1e3`, `-2.5E-3`).
   static func parse(_ token: ArraySlice<UInt8>) -> Result<TOMLValue, Invalid> {
     let bytes = Array(token)
-    let quoted = String(reflecting: String(decoding: bytes, as: UTF8.self))
+    let quoted = Quote.bytes(bytes)
     let invalid = Invalid(message: "invalid number \(quoted)")
     let outOfRange = Invalid(message: "number \(quoted) is out of range")
     var index = 0

@@ -126,7 +126,7 @@ struct TOMLParser {
       }
       end += 1
     }
-    return String(reflecting: String(decoding: bytes[pos..<end], as: UTF8.self))
+    return Quote.bytes(bytes[pos..<end])
   }
 
   private static func isStructural(_ byte: UInt8) -> Bool {
@@ -381,13 +381,13 @@ struct TOMLParser {
     default: break
     }
     if TOMLParser.looksLikeDateOrTime(token) {
-      throw error("dates and times are not supported (found \(String(reflecting: text)))")
+      throw error("dates and times are not supported (found \(Quote.text(text)))")
     }
     let isNumberStart =
       (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
       || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == TOMLByte.dot
     guard isNumberStart else {
-      throw error("expected a value, found \(String(reflecting: text)) (strings need quotes)")
+      throw error("expected a value, found \(Quote.text(text)) (strings need quotes)")
     }
     switch TOMLNumber.parse(token) {
     case .success(let value): return value

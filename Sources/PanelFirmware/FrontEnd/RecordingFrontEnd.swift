@@ -20,7 +20,7 @@ public struct RecordingFrontEnd: FrontEnd {
     if cellCount != board.cellCount {
       throw FileError(
         file: path, line: 1, field: "header",
-        message: "has \(cellCount) raw columns, board \"\(board.name)\" has \(board.cellCount) cells")
+        message: "has \(cellCount) raw columns, board \(Quote.text(board.name)) has \(board.cellCount) cells")
     }
   }
 

@@ -51,7 +51,7 @@ struct CalibrationConsole: LiveCalibrationObserver {
       let word = answer.trimmingSpaces.lowercased()
       if word == "abort" { throw .stopped(step: step.name, "the fixture controller aborted") }
       if word != "ready" {
-        throw .stopped(step: step.name, "the fixture controller said \"\(answer)\" (expected ready or abort)")
+        throw .stopped(step: step.name, "the fixture controller said \(Quote.text(answer)) (expected ready or abort)")
       }
     }
   }
