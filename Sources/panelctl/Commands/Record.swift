@@ -36,10 +36,11 @@ extension PanelCtl {
       var progress = Progress(
         label: "recording", total: Progress.frames(length, rate_hz: board.rate_hz), rate_hz: board.rate_hz)
       var count = 0
+      var warnings = WarningLimiter()
       while !Terminal.shouldStop {
         if let limit = length.frames, count >= limit { break }
         guard try source.next(into: &frame) else { break }
-        Notices.report(from: &source)
+        Notices.report(from: &source, &warnings)
         // A frame a chip could not deliver is not data: it is left out.
         guard frame.valid else { continue }
         try frame.counts.span.withUnsafeBufferPointer { counts throws(FileError) in
@@ -54,6 +55,7 @@ extension PanelCtl {
         progress.update(count)
       }
       progress.finish()
+      for line in warnings.summary { Terminal.writeError("panelctl: record: \(line)\n") }
       try writer.finish()
     }
   }
