@@ -59,7 +59,7 @@ public enum Quote {
 
   /// Whether `scalar` prints as itself on a terminal (no control, format,
   /// separator or unassigned code point).
-  static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+  public static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.properties.generalCategory {
     case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
       return false
