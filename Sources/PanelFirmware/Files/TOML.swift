@@ -49,9 +49,10 @@ public indirect enum TOMLValue: Sendable {
 /// the memory or the time of the process that reads it. Each limit broken is
 /// an error naming the file and line.
 public enum TOMLLimits {
-  /// Nesting: the parts of a table header, plus the parts of a dotted key
-  /// in it, plus arrays and inline tables in its value. `[a.b]` with
-  /// `c.d = [[1]]` is 6 deep.
+  /// Nesting, counted on the way to every value: the parts of a table
+  /// header (an element of an array of tables one more), the parts of a
+  /// dotted key, and each array and inline table around the value. In
+  /// `[a.b]` with `c.d = [[1]]` the `1` is 6 deep.
   public static let maxDepth = 32
   /// The longest key (one part of a dotted key), in bytes.
   public static let maxKeyBytes = 1024

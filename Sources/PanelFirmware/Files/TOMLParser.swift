@@ -346,16 +346,15 @@ struct TOMLParser {
     guard let byte = peek() else {
       throw error("expected a value, found end of file")
     }
+    try checkLevel(level)
     switch byte {
     case TOMLByte.quote:
       return .scalar(.string(try parseBasicString(allowMultiline: true)), line: startLine)
     case TOMLByte.apostrophe:
       return .scalar(.string(try parseLiteralString(allowMultiline: true)), line: startLine)
     case TOMLByte.openBracket:
-      try checkLevel(level)
       return try parseArray(name: name, level: level)
     case TOMLByte.openBrace:
-      try checkLevel(level)
       return try parseInlineTable(name: name, level: level)
     default:
       return .scalar(try parseBareValue(), line: startLine)
