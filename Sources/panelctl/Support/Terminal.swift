@@ -1,13 +1,8 @@
 import PanelFirmware
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
-
-/// Set by SIGINT/SIGTERM; long-running commands check it between frames and
-/// finish cleanly (flush, rename, close).
-let stopRequested = Atomic<Bool>(false)
 
 enum Terminal {
   /// Writes to standard error, unbuffered.
@@ -22,7 +17,7 @@ enum Terminal {
 
   /// SIGINT and SIGTERM request a clean stop instead of killing the process.
   static func stopOnSignals() {
-    let handler: @convention(c) (Int32) -> Void = { _ in stopRequested.store(true, ordering: .relaxed) }
+    let handler: @convention(c) (Int32) -> Void = { _ in StopRequest.request() }
     signal(SIGINT, handler)
     signal(SIGTERM, handler)
     // A parent may have started us with these blocked (a test runner's
@@ -34,7 +29,9 @@ enum Terminal {
     sigprocmask(SIG_UNBLOCK, &set, nil)
   }
 
-  static var shouldStop: Bool { stopRequested.load(ordering: .relaxed) }
+  /// Set by SIGINT/SIGTERM (`StopRequest`); long-running commands check it
+  /// between frames and finish cleanly (flush, rename, close).
+  static var shouldStop: Bool { StopRequest.isRequested }
 
   /// Whether standard error is a terminal (progress is shown only then).
   static var errorIsTerminal: Bool { isatty(2) != 0 }
