@@ -30,6 +30,9 @@ public struct RecordingFrameSink: FrameSink {
     flushEvery = UInt64(max(board.rate_hz, 1))
     box = Box(
       try RecordingWriter(path: path, header: RecordingHeader(cellCount: board.cellCount, hasTemperature: true)))
+    // The header at once (a run killed early still names its columns); a
+    // disk already full stops the recording, not the stream.
+    do { try box.writer?.flush() } catch { stop(error, frame: 0) }
   }
 
   public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
@@ -49,6 +52,7 @@ public struct RecordingFrameSink: FrameSink {
       }
       if recorded % flushEvery == 0 { try box.writer?.flush() }
     } catch {
+      notRecorded += 1
       stop(error, frame: loop.frames)
     }
   }
@@ -56,7 +60,6 @@ public struct RecordingFrameSink: FrameSink {
   /// Ends the recording after a failed write; the stream goes on.
   mutating func stop(_ error: FileError, frame: UInt64) {
     stopped = (error, frame)
-    notRecorded += 1
     box.writer = nil  // flushes what it can; the .partial file stays
     StandardError.write("panelctl: warning: recording stopped at frame \(frame), the stream goes on: \(error)\n")
   }

@@ -33,6 +33,9 @@ extension PanelCtl {
       var frame = RawFrame(cellCount: board.cellCount)
       var writer = try RecordingWriter(
         path: out, header: RecordingHeader(cellCount: board.cellCount, hasTemperature: true))
+      // The header at once: a recording killed before its first rows still
+      // names its columns.
+      try writer.flush()
       var progress = Progress(
         label: "recording", total: Progress.frames(length, rate_hz: board.rate_hz), rate_hz: board.rate_hz)
       var count = 0
