@@ -138,4 +138,20 @@ import Testing
     #expect(r.status == 1)
     #expect(r.stderr == "panelctl: error: \(regions): larger than 256 KiB (the limit for a regions file)\n", "\(r.stderr)")
   }
+
+  /// A fixture controller that sends an endless line: refused, one line.
+  @Test func anEndlessFixtureAnswerIsRefused() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let command = [
+      Panelctl.executable, "calibrate", "--board", "boards/sim-plate4.toml", "--plan", "calibration/plans/sim-plate4.toml",
+      "--mode", "fixture", "--speed", "0", "--session", dir.path + "/s", "--out", dir.path + "/c.toml",
+    ].map { "'\($0)'" }.joined(separator: " ")
+    let r = try Shell.run("exec \(command) < /dev/zero")
+    #expect(r.status == 1)
+    #expect(
+      r.stderr.hasPrefix("panelctl: error: calibration stopped: ")
+        && r.stderr.hasSuffix("the fixture controller sent a line longer than 4096 bytes\n"), "\(r.stderr)")
+    #expect(r.stderr.split(separator: "\n").count == 1)
+  }
 }
