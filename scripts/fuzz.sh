@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 RUNS="${1:-20000}"
 TARGETS="${FUZZ_TARGETS:-FuzzTOML FuzzRecording FuzzOSC FuzzFrameProtocol FuzzControlLine}"
-OUT=.build-fuzz
+OUT="${FUZZ_OUT:-.build-fuzz}"
 FLAGS=(--package-path Fuzz --build-path "$OUT" -c release
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld)
 

@@ -16,7 +16,7 @@ extension PanelCtl {
     static let configuration = CommandConfiguration(
       abstract: "Run the panel and stream its reports (NDJSON on standard output, TCP, TUIO over UDP, uinput).",
       discussion: """
-        Network outputs never hold up the panel: a host that is away or slow \
+        Network outputs never hold up the panel: a host that is away, slow or talking back \
         costs dropped reports (counted, and summed up on standard error at \
         the end), never frames. A TCP host that goes away is reconnected.
         """)
