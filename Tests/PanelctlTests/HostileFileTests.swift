@@ -154,4 +154,39 @@ import Testing
         && r.stderr.hasSuffix("the fixture controller sent a line longer than 4096 bytes\n"), "\(r.stderr)")
     #expect(r.stderr.split(separator: "\n").count == 1)
   }
+
+  /// Structure without end: a 20 000-part header, 200 000 `[[touch]]`s,
+  /// 200 000 `[[step]]`s, a megabyte-long value. One line each, at once,
+  /// quoting at most 60 characters.
+  @Test func unboundedStructureIsOneLine() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let board = try String(contentsOfFile: Panelctl.root + "/boards/sim-plate4.toml", encoding: .utf8)
+    func file(_ name: String, _ text: String) throws -> String {
+      let path = dir.appendingPathComponent(name).path
+      try text.write(toFile: path, atomically: false, encoding: .utf8)
+      return path
+    }
+    let header = try file("header.toml", "[" + Array(repeating: "a", count: 20_000).joined(separator: ".") + "]\n")
+    let touches = try file("touches.toml", String(repeating: "[[touch]]\n", count: 200_000))
+    let steps = try file("steps.toml", "board = \"sim-plate4\"\n" + String(repeating: "[[step]]\n", count: 200_000))
+    let value = try file(
+      "value.toml", board.replacingOccurrences(of: "sensitivity = \"medium\"", with: "sensitivity = \"" + String(repeating: "\u{1B}x", count: 500_000) + "\""))
+    let cases: [(arguments: [String], says: String)] = [
+      (["stream", "--board", header, "--frames", "5"], "\(header):1: a key or table name of more than 32 parts (the limit)"),
+      (["stream", "--board", "boards/sim-plate4.toml", "--scenario", touches, "--frames", "5", "--speed", "0"],
+       "\(touches):10001: more than 10000 [[touch]] tables (the limit for an array of tables)"),
+      (["calibrate", "--board", "boards/sim-plate4.toml", "--plan", steps, "--speed", "0", "--session", dir.path + "/s", "--out", dir.path + "/c.toml"],
+       "\(steps):10002: more than 10000 [[step]] tables (the limit for an array of tables)"),
+    ]
+    for (arguments, says) in cases {
+      let r = try Panelctl.run(arguments, input: nil, timeout: 5)
+      #expect(r.status == 1)
+      #expect(r.stderr == "panelctl: error: \(says)\n", "\(r.stderr.prefix(500))")
+    }
+    let r = try Panelctl.run(["stream", "--board", value, "--frames", "5"], input: nil, timeout: 5)
+    #expect(r.status == 1)
+    #expect(r.stderr.hasPrefix("panelctl: error: \(value):"), "\(r.stderr.prefix(500))")
+    #expect(r.stderr.count < 300 && r.stderr.split(separator: "\n").count == 1 && !r.stderr.contains("\u{1B}"), "\(r.stderr.prefix(500))")
+  }
 }
