@@ -161,6 +161,21 @@ import Testing
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: cal) == "c.runs/current/c.toml")
     #expect(try Self.leftovers(dir) == [])
   }
+
+  /// `sim truth` over a committed record replaces it through the set: the
+  /// previous run's certificates do not stay beside a record they are not of.
+  @Test func simTruthOverACommittedRecordLeavesNoStaleCertificate() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let sessions = try Self.sessions(in: dir)
+    let cal = dir.path + "/c.toml"
+    #expect(try Panelctl.run(Self.calibrate(sessions.a, out: cal)).status == 0)
+    let r = try Panelctl.run(["sim", "truth", "--board", "boards/sim-plate4.toml", "--out", cal])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(try String(contentsOfFile: cal, encoding: .utf8).contains("source = \"simulator\""))
+    #expect(!FileManager.default.fileExists(atPath: dir.path + "/c.certificate.json"))
+    #expect(!FileManager.default.fileExists(atPath: dir.path + "/c.certificate.html"))
+  }
 }
 
 extension String {

@@ -116,6 +116,11 @@ public struct FileSet: Sendable {
     }
   }
 
+  /// Whether the set's first name is already its link (the set has been
+  /// committed here): a writer of that file alone must then go through the
+  /// set, or the file and the others would be of different runs.
+  public var isCommitted: Bool { FileSet.readLink(path(names[0])) == linkTarget(names[0]) }
+
   /// The run `current` names, or nil.
   func currentRun() -> String? { FileSet.readLink(current) }
 
