@@ -103,7 +103,7 @@ public enum OSCReader {
         arguments.append(.blob(Array(b[p + 4..<p + 4 + n])))
         p += 4 + padded
       default:
-        throw OSCFormatError(offset: tagsAt, message: "unknown type tag \"\(Character(Unicode.Scalar(tag)))\" in \(Quote.text(tags))")
+        throw OSCFormatError(offset: tagsAt, message: "unknown type tag \(Quote.text(String(Character(Unicode.Scalar(tag))))) in \(Quote.text(tags))")
       }
     }
     guard p == end else {
