@@ -21,8 +21,7 @@ public struct ControlChannel {
   var chunk: [UInt8]
   var partial: [UInt8] = []
   var lineNumber = 0
-  var scheduled: [(at_us: Int64, command: InteractionCommand)] = []
-  var start_us: Int64?
+  var schedule = ControlSchedule<Void>()
   var failed = false
 
   /// Opens `path` (a regular file or a FIFO) for non-blocking reads.
@@ -49,20 +48,14 @@ public struct ControlChannel {
   /// Reads what arrived and returns the commands due at frame time `time`,
   /// in order, and the lines that could not be used.
   public mutating func poll(time: Time_us) -> (due: [InteractionCommand], errors: [FileError]) {
-    let start = start_us ?? time.rawValue
-    start_us = start
-    var due: [InteractionCommand] = []
+    var due: [(command: InteractionCommand, tag: Void)] = []
     var errors: [FileError] = []
     if !failed { drain(into: &due, errors: &errors) }
-    let now = Saturating.subtract(time.rawValue, start)
-    while let first = scheduled.first, first.at_us <= now {
-      due.append(first.command)
-      scheduled.removeFirst()
-    }
-    return (due, errors)
+    schedule.take(time: time, into: &due)
+    return (due.map(\.command), errors)
   }
 
-  mutating func drain(into due: inout [InteractionCommand], errors: inout [FileError]) {
+  mutating func drain(into due: inout [(command: InteractionCommand, tag: Void)], errors: inout [FileError]) {
     while true {
       let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
       if n < 0 {
@@ -87,19 +80,13 @@ public struct ControlChannel {
   }
 
   /// Parses the line collected in `partial`.
-  mutating func take(_ due: inout [InteractionCommand], _ errors: inout [FileError]) {
+  mutating func take(_ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]) {
     lineNumber += 1
     let text = String(decoding: partial, as: UTF8.self)
     partial.removeAll(keepingCapacity: true)
     do {
       guard let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board) else { return }
-      guard let at = line.at_s else {
-        due.append(line.command)
-        return
-      }
-      let at_us = Int64(saturating: (at * 1e6).rounded())
-      let index = scheduled.firstIndex { $0.at_us > at_us } ?? scheduled.count
-      scheduled.insert((at_us, line.command), at: index)
+      schedule.add(line, tag: (), due: &due)
     } catch {
       errors.append(error)
     }

@@ -1,0 +1,6 @@
+import Testing
+@testable import PanelServe
+
+@Test func filesAreEmbedded() {
+  #expect(!WebFiles.dashboard.isEmpty)
+}
