@@ -49,14 +49,19 @@ let package = Package(
       // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
     ),
-    // `panelctl serve`: the dashboard, the WebSocket stream and forcepanel.js
-    // over Hummingbird. The scan loop hands each report to a shared ring
-    // that every client reads at its own pace; PanelFirmware stays free of
-    // NIO. The web files (Web/) are compiled into the binary.
+    // `panelctl serve` without the network: the scan loop hands each report
+    // to a ring that every WebSocket client reads at its own pace, control
+    // lines come back, access rules, the server's JSON documents.
+    // PanelFirmware stays free of NIO, and so does this (the benchmarks
+    // measure it without building a server).
+    .target(name: "PanelServe", dependencies: ["ForceCore", "PanelFirmware"]),
+    // The HTTP and WebSocket server of `panelctl serve` over Hummingbird 2,
+    // and its web files (Web/: the dashboard, forcepanel.js, the demo),
+    // compiled into the binary.
     .target(
-      name: "PanelServe",
+      name: "PanelWeb",
       dependencies: [
-        "ForceCore", "PanelFirmware",
+        "PanelFirmware", "PanelServe",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -71,7 +76,7 @@ let package = Package(
     .executableTarget(
       name: "panelctl",
       dependencies: [
-        "PanelFirmware", "CoreRunner", "PanelServe",
+        "PanelFirmware", "CoreRunner", "PanelServe", "PanelWeb",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -81,7 +86,7 @@ let package = Package(
       name: "PanelFirmwareTests", dependencies: ["PanelFirmware"],
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),
     .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
-    .testTarget(name: "PanelServeTests", dependencies: ["PanelServe", "PanelFirmware"]),
+    .testTarget(name: "PanelServeTests", dependencies: ["PanelServe", "PanelWeb", "PanelFirmware"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -42,13 +42,13 @@ struct ServeControl {
 
 /// The answers to control lines: one JSON object per line sent, only to
 /// the client that sent it. Report lines never have a `control` key.
-enum ControlReply {
+package enum ControlReply {
   /// How a client's lines are named in messages, as a file would be: `ws#3`.
-  static func source(_ client: ClientHandle) -> String { "ws#\(client.id)" }
+  package static func source(_ client: ClientHandle) -> String { "ws#\(client.id)" }
 
-  static func ok(line: Int) -> String { reply("ok", line: line, nil) }
-  static func error(line: Int, _ message: String) -> String { reply("error", line: line, message) }
-  static func refused(line: Int, _ message: String) -> String { reply("refused", line: line, message) }
+  package static func ok(line: Int) -> String { reply("ok", line: line, nil) }
+  package static func error(line: Int, _ message: String) -> String { reply("error", line: line, message) }
+  package static func refused(line: Int, _ message: String) -> String { reply("refused", line: line, message) }
 
   static func reply(_ outcome: String, line: Int, _ message: String?) -> String {
     var o = JSONWriter.object()

@@ -1,4 +1,3 @@
-import NIOCore
 import PanelFirmware
 import Synchronization
 
@@ -120,19 +119,22 @@ public final class ServeHub: Sendable {
   public var hasRoom: Bool { connected < capacity }
 
   /// What to send to a client next.
-  public enum Outgoing: Sendable {
-    /// A report line.
-    case line(NIOCore.ByteBuffer)
+  public enum Outgoing<Line: Sendable>: Sendable {
+    /// A report line, as `copy` made it.
+    case line(Line)
     /// The answer to a control line.
     case reply(String)
   }
 
   /// The next message for `client`, waiting until there is one; nil when
   /// the stream has ended and the client has read everything, or the
-  /// client is gone.
-  public func next(_ client: ClientHandle) async -> Outgoing? {
+  /// client is gone. `copy` takes a report line out of the ring (under the
+  /// hub's lock: it must only copy).
+  public func next<Line: Sendable>(
+    _ client: ClientHandle, copy: (UnsafeBufferPointer<UInt8>) -> Line
+  ) async -> Outgoing<Line>? {
     while true {
-      switch state.withLock({ $0.take(client) }) {
+      switch state.withLock({ $0.take(client, copy) }) {
       case .message(let m): return m
       case .end: return nil
       case .wait:
@@ -332,17 +334,16 @@ struct HubState: ~Copyable {
     inbox.reserveCapacity(64)
   }
 
-  enum Step {
-    case message(ServeHub.Outgoing)
+  enum Step<Line: Sendable> {
+    case message(ServeHub.Outgoing<Line>)
     case wait
     case end
   }
 
-  mutating func take(_ client: ClientHandle) -> Step {
+  mutating func take<Line: Sendable>(_ client: ClientHandle, _ copy: (UnsafeBufferPointer<UInt8>) -> Line) -> Step<Line> {
     guard var c = clients[client.slot], c.id == client.id, !c.gone else { return .end }
     defer { clients[client.slot] = c }
     if !c.replies.isEmpty { return .message(.reply(c.replies.removeFirst())) }
-    let copy = { (bytes: UnsafeBufferPointer<UInt8>) in NIOCore.ByteBuffer(bytes: bytes) }
     let line =
       c.kind == .image
       ? images.read(&c.cursor, loudOnly: false, dropped: &c.dropped, copy)

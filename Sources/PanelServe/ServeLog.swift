@@ -4,8 +4,8 @@
 
 /// The server's news on standard error (the journal, under systemd), one
 /// line each: `panelctl: serve: ...`.
-enum ServeLog {
-  static func write(_ message: String) {
+package enum ServeLog {
+  package static func write(_ message: String) {
     var line = "panelctl: serve: " + message + "\n"
     line.withUTF8 { bytes in
       var offset = 0

@@ -24,7 +24,7 @@ public struct ServeStatus: Sendable {
 
 extension ServeStatus {
   /// `/status.json`: this status, the clients and their counts.
-  func json(clients: [ClientCounts], totals: ServeTotals) -> String {
+  public func json(clients: [ClientCounts], totals: ServeTotals) -> String {
     var o = JSONWriter.object()
     o.add("frames", frames)
     o.add("t_us", time_us)

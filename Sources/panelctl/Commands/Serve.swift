@@ -1,6 +1,7 @@
 import ArgumentParser
 import PanelFirmware
 import PanelServe
+import PanelWeb
 
 /// `--listen`, `--token`, `--allow-origin`, `--max-clients`, `--wait-clients`.
 struct ServeOptions: ParsableArguments {

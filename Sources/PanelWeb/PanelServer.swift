@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOWebSocket
 import PanelFirmware
+import PanelServe
 import ServiceLifecycle
 
 #if canImport(Glibc)
@@ -215,7 +216,7 @@ public final class PanelServer: Sendable {
             }
           }
         }
-        while let message = await hub.next(client) {
+        while let message = await hub.next(client, copy: { NIOCore.ByteBuffer(bytes: $0) }) {
           switch message {
           case .line(let bytes):
             do {

@@ -1,6 +1,0 @@
-import Testing
-@testable import PanelServe
-
-@Test func filesAreEmbedded() {
-  #expect(!WebFiles.dashboard.isEmpty)
-}
