@@ -155,6 +155,7 @@ public final class ServeHub: Sendable {
   public func delivered(_ client: ClientHandle, _ ok: Bool) {
     state.withLock { s in
       guard s.clients[client.slot]?.id == client.id else { return }
+      s.clients[client.slot]!.inFlight = false
       if ok { s.clients[client.slot]!.sent += 1 } else { s.clients[client.slot]!.dropped += 1 }
     }
   }
@@ -175,6 +176,8 @@ public final class ServeHub: Sendable {
     let counts: ClientCounts? = state.withLock { s in
       guard let c = s.clients[client.slot], c.id == client.id else { return nil }
       var counts = c.counts
+      // A line taken but not yet handed over never will be.
+      if c.inFlight { counts.dropped += 1 }
       counts.dropped += c.kind == .image
         ? s.images.unread(c.cursor, loudOnly: false) : s.lines.unread(c.cursor, loudOnly: c.kind == .reports)
       s.past.add(counts)
@@ -299,6 +302,8 @@ struct ClientState {
   var replies: [String] = []
   var lines = 0
   var gone = false
+  /// A line was taken (`next`) and not yet `delivered`.
+  var inFlight = false
 
   init(id: Int, address: String, kind: StreamKind, control: Bool, cursor: LineRing.Cursor) {
     self.id = id
@@ -348,7 +353,10 @@ struct HubState: ~Copyable {
       c.kind == .image
       ? images.read(&c.cursor, loudOnly: false, dropped: &c.dropped, copy)
       : lines.read(&c.cursor, loudOnly: c.kind == .reports, dropped: &c.dropped, copy)
-    if let line { return .message(.line(line)) }
+    if let line {
+      c.inFlight = true
+      return .message(.line(line))
+    }
     return ended ? .end : .wait
   }
 

@@ -181,15 +181,21 @@ public final class PanelServer: Sendable {
   func upgrade(_ head: HTTPRequest, _ channel: any Channel) throws -> Upgrade {
     let uri = URI(head.path ?? "/")
     guard uri.path == "/ws" else { return .dontUpgrade }
-    if access.check(host: head.authority, origin: head.headerFields[HTTPField.Name("Origin")!]) != nil {
+    let peer = channel.remoteAddress
+    let address = "\(peer?.ipAddress ?? "?"):\(peer?.port ?? 0)"
+    // A refused upgrade is answered 400 by Hummingbird; the reason goes to
+    // the log (and a plain GET of /ws gives it with 403).
+    if let refusal = access.check(host: head.authority, origin: head.headerFields[HTTPField.Name("Origin")!]) {
+      ServeLog.write("refused a WebSocket from \(address): \(refusal)")
       return .dontUpgrade
     }
-    guard hub.hasRoom else { return .dontUpgrade }
+    guard hub.hasRoom else {
+      ServeLog.write("refused a WebSocket from \(address): too many clients (at most \(hub.capacity))")
+      return .dontUpgrade
+    }
     let query = uri.queryParameters
     let kind: StreamKind = query["image"] == "1" ? .image : query["idle"] == "1" ? .idle : .reports
     let control = access.grantsControl(token: query["token"].map(String.init))
-    let peer = channel.remoteAddress
-    let address = "\(peer?.ipAddress ?? "?"):\(peer?.port ?? 0)"
     return .upgrade([:]) { [self] inbound, outbound, _ in
       try await session(inbound, outbound, kind: kind, address: address, control: control)
     }
