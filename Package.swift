@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "ForceCore", targets: ["ForceCore"]),
     .library(name: "PanelFirmware", targets: ["PanelFirmware"]),
+    .library(name: "PanelServe", targets: ["PanelServe"]),
     .executable(name: "panelctl", targets: ["panelctl"]),
   ],
   dependencies: [

@@ -274,8 +274,9 @@ function certificate(c) {
     box.innerHTML = `<span class="badge none">uncalibrated</span> nominal gains; force is unavailable until the panel is calibrated.`;
     return;
   }
-  const badge = c.result === "pass" ? "pass" : "fail";
-  let html = `<p><span class="badge ${badge}">${escape(c.result.toUpperCase())}</span>
+  // Records of the simulator's truth (version 1) carry no result or checks.
+  const badge = c.result === "pass" ? "pass" : c.result ? "fail" : "none";
+  let html = `<p><span class="badge ${badge}">${escape((c.result || c.source).toUpperCase())}</span>
     serial <b>${escape(c.serial)}</b>, ${escape(c.created)}, source ${escape(c.source)}${c.plan ? `, plan ${escape(c.plan)}` : ""},
     reference ${c.reference_temp_c} °C</p>`;
   if (c.fit) html += `<p>Fit: ${escape(c.fit.model)}, ${c.fit.placements} placements, residual ${c.fit.residual_pct}%${c.fit.spread_mm ? `, spread ${c.fit.spread_mm} mm` : ""}</p>`;

@@ -8,8 +8,11 @@ window.forcePanel = panel;
 const $ = (s) => document.querySelector(s);
 const connection = $("#connection");
 panel.addEventListener("open", () => { connection.textContent = "live"; connection.className = "on"; });
-panel.addEventListener("close", () => { connection.textContent = "reconnecting"; connection.className = "off"; });
-panel.addEventListener("error", (e) => log(`refused: ${e.message}`));
+panel.addEventListener("close", (e) => {
+  connection.textContent = e.code === 1000 ? e.reason || "closed" : "reconnecting";
+  connection.className = "off";
+});
+panel.addEventListener("error", (e) => log(`panel: ${e.message}`));
 
 const history = [];
 function log(text) {
@@ -24,8 +27,8 @@ function escape(s) {
 // Pressing: the row or icon shades; past hint the page blurs toward the
 // preview (the peek transition), as iOS does.
 const dim = $("#dim");
+let openedBy = null;
 document.addEventListener("forcetouchstart", (e) => {
-  if (!$("#opened").hidden) $("#opened").hidden = true;
   hideMenu();
   e.target.closest(".row, .icon")?.classList.add("pressed");
 });
@@ -38,6 +41,12 @@ for (const type of ["forcetouchend", "forcetouchcancel"]) {
   document.addEventListener(type, (e) => {
     e.target.closest(".row, .icon")?.classList.remove("pressed");
     if ($("#preview").hidden) resetDim();
+    // A demo has no back button: lifting the finger that opened a message
+    // returns to the list.
+    if (e.touchId === openedBy) {
+      $("#opened").hidden = true;
+      openedBy = null;
+    }
   });
 }
 function resetDim() {
@@ -66,6 +75,7 @@ document.addEventListener("pop", (e) => {
   opened.querySelector("h2").textContent = row.querySelector("b").textContent + ": " + row.querySelector("span").textContent;
   opened.querySelector("p").textContent = row.querySelector("p").textContent;
   opened.hidden = false;
+  openedBy = e.touchId;
   log(`pop ${row.id} (force ${e.force.toFixed(2)})`);
 });
 document.addEventListener("peekcancel", (e) => {
