@@ -41,7 +41,6 @@ public final class PanelServer: Sendable {
   let info: PanelInfo
   let board: Board
   let phase = Locked<Phase>(.starting)
-  let group = Locked<ServiceGroup?>(nil)
 
   enum Phase: Sendable {
     case starting
@@ -75,8 +74,9 @@ public final class PanelServer: Sendable {
         phase.withLock { $0 = .listening(port: channel.localAddress?.port ?? 0) }
       },
       logger: logger)
+    // Runs until the process exits (signals are panelctl's to handle: the
+    // run ends cleanly, then the clients get their grace).
     let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-    group.withLock { $0 = services }
     let phase = self.phase
     Task.detached {
       do {
@@ -114,12 +114,6 @@ public final class PanelServer: Sendable {
       if let counts = hub.leave(c) { stalled.append(counts) }
     }
     return stalled
-  }
-
-  /// Stops listening and closes the connections left.
-  public func stop() async {
-    let services = group.withLock { $0 }
-    await services?.triggerGracefulShutdown()
   }
 
   static func pause_ms(_ ms: Int) {

@@ -253,7 +253,9 @@ function drawPlot() {
     g.lineTo(W, Y(value));
     g.stroke();
     g.fillStyle = STAGE_COLOURS[name];
-    g.fillText(`${name} ${value.toFixed(2)}`, 6, Y(value) - 4);
+    // Hint sits just below peek: its label goes to the other end.
+    const label = `${name} ${value.toFixed(2)}`;
+    g.fillText(label, name === "hint" ? W - g.measureText(label).width - 40 : 6, Y(value) - 4);
   }
   g.setLineDash([]);
   for (const [id, samples] of state.history) {
@@ -281,7 +283,7 @@ function certificate(c) {
     reference ${c.reference_temp_c} °C</p>`;
   if (c.fit) html += `<p>Fit: ${escape(c.fit.model)}, ${c.fit.placements} placements, residual ${c.fit.residual_pct}%${c.fit.spread_mm ? `, spread ${c.fit.spread_mm} mm` : ""}</p>`;
   html += `<table><tr><th>cell</th><th>gain counts/N</th><th>linearity /N</th><th>noise counts</th></tr>` +
-    c.cells.map((cell, i) => `<tr><td>${i}</td><td class="num">${cell.gain_counts_per_n.toFixed(1)}</td><td class="num">${cell.linearity_per_n}</td><td class="num">${cell.noise_counts ?? "–"}</td></tr>`).join("") +
+    c.cells.map((cell, i) => `<tr><td>${i}</td><td class="num">${cell.gain_counts_per_n.toFixed(1)}</td><td class="num">${cell.linearity_per_n.toPrecision(3)}</td><td class="num">${cell.noise_counts?.toFixed(1) ?? "–"}</td></tr>`).join("") +
     `</table>`;
   if (c.checks.length) {
     html += `<table><tr><th>check</th><th>subject</th><th>value</th><th>limit</th><th></th></tr>` +
