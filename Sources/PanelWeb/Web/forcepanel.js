@@ -100,11 +100,23 @@ export class ForcePanel extends EventTarget {
     this.ready = this.start();
   }
 
-  /** The panel's description (`/panel.json`), once loaded. */
+  /** The panel's description (`/panel.json`), once loaded (tried again
+   * until the server answers). */
   async start() {
-    const response = await fetch(this.infoURL + (this.token ? "?token=" + encodeURIComponent(this.token) : ""));
-    if (!response.ok) throw new Error(`${this.infoURL}: ${response.status}`);
-    this.info = await response.json();
+    const url = this.infoURL + (this.token ? "?token=" + encodeURIComponent(this.token) : "");
+    while (!this.closed) {
+      try {
+        const response = await fetch(url);
+        if (!response.ok) throw new Error(`${this.infoURL}: ${response.status}`);
+        this.info = await response.json();
+        break;
+      } catch (e) {
+        this.dispatchEvent(Object.assign(new Event("error"), { message: e.message }));
+        await new Promise((resolve) => setTimeout(resolve, this.retryDelay));
+        this.retryDelay = Math.min(this.retryDelay * 2, 5000);
+      }
+    }
+    if (this.closed) return null;
     if (this.options.regions !== false) this.watchLayout();
     this.connect();
     return this.info;
@@ -277,6 +289,9 @@ export class ForcePanel extends EventTarget {
       attributeFilter: ["data-peek", "data-pop", "data-quick-actions", "data-live-photo", "data-edit-menu", "data-item", "id", "hidden"],
     });
     this.resizeObserver.observe(root);
+    // Anything else that moves an item (a style, an animation's end) is
+    // caught within a second; a line goes only when the items changed.
+    setInterval(queue, 1000);
   }
 
   /** Sends the regions after the next layout (many changes make one line). */
