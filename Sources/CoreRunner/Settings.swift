@@ -49,6 +49,20 @@ enum Settings {
     try int("interpolation", &interpolation)
     c.interpolation = interpolation == 0 ? .centroid : interpolation == 1 ? .parabolic : .gaussian
     try int("maxContacts", &c.maxContacts)
+    func q8(_ name: StaticString, _ x: inout Int32) throws(E) {
+      v = Wide.int64(Int(x))
+      try body(name, &v)
+      x = Wide.int32(v)
+    }
+    try q8("noiseOn_Q8", &c.noiseOn_Q8)
+    try q8("noiseOff_Q8", &c.noiseOff_Q8)
+    try q8("noiseFloor_Q8", &c.noiseFloor_Q8)
+    try q8("noiseReseed_Q8", &c.noiseReseed_Q8)
+    try int("noiseWindow_ms", &c.noiseWindow_ms)
+    try int("contactRadius", &c.contactRadius)
+    try q8("captureScale_Q16", &c.captureScale_Q16)
+    try q8("captureSlope_Q16", &c.captureSlope_Q16)
+    try force("maxStep", &c.maxStep)
   }
 }
 

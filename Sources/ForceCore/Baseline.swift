@@ -6,8 +6,9 @@
 /// - untouched, a positive delta pulls the baseline up slowly and a negative
 ///   one pulls it down faster (both first-order, 2^-shift per frame), so
 ///   temperature and creep are followed but a press is not absorbed;
-/// - a delta below minus the re-seed level for a run of frames replaces the
-///   baseline at once (the panel was seeded or parked with a load on it);
+/// - a delta below minus the re-seed level for a run of frames moves the
+///   baseline at once, by the run's mean delta (the panel was seeded or
+///   parked with a load on it);
 /// - while touched, and for a hold after release, nothing drifts.
 ///
 /// Unlike capacitive controllers there is no band above which upward drift
@@ -16,8 +17,10 @@
 public struct Baseline: Sendable {
   /// The baseline at the reference temperature, Q47.16 counts.
   public var level: Counts_Q16
-  /// Frames the delta has stayed below minus the re-seed level.
+  /// Frames the delta has stayed below minus the re-seed level ...
   var negativeRun: Int32 = 0
+  /// ... and the deltas of those frames summed, Q16 counts.
+  var runSum: Int64 = 0
 
   public init(level: Counts_Q16 = Counts_Q16(rawValue: 0)) { self.level = level }
 }
@@ -47,24 +50,30 @@ public struct BaselineRules: Sendable {
 extension Baseline {
   /// One untouched frame: `delta` is the filtered sample minus the
   /// effective baseline (Q16 counts), `force` its calibrated force.
-  /// `drift` is false during the hold after a release. Returns true when
-  /// the baseline was re-seeded.
+  /// `drift` is false during the hold after a release; `reseedLevel` (mN
+  /// Q10) is this cell's (the board's, or its noise's multiple if larger).
+  /// Returns true when the baseline was re-seeded.
   @inline(__always)
   public mutating func track(
-    delta: Counts_Q16, force: Force_mN, drift: Bool, rules: BaselineRules
+    delta: Counts_Q16, force: Force_mN, drift: Bool, rules: BaselineRules, reseedLevel: Int32
   ) -> Bool {
-    if force.rawValue < -rules.reseedLevel {
-      // Far below the baseline: only a sustained run re-seeds it; a sample
-      // that slipped past the spike filter must not drag it down.
+    if force.rawValue < -reseedLevel {
+      // Far below the baseline: only a sustained run re-seeds it, by the
+      // run's mean (one noisy sample would leave its noise in the
+      // baseline); a sample that slipped past the spike filter must not
+      // drag it down.
       negativeRun &+= 1
+      runSum &+= delta.rawValue
       if negativeRun >= rules.reseedFrames {
-        level.rawValue &+= delta.rawValue
+        level.rawValue &+= runSum / Int64(negativeRun)
         negativeRun = 0
+        runSum = 0
         return true
       }
       return false
     }
     negativeRun = 0
+    runSum = 0
     guard drift else { return false }
     // Deltas are bounded by the 24-bit counts (Q16): no overflow.
     let shift = force.rawValue < 0 ? rules.downShift : rules.upShift
@@ -74,5 +83,8 @@ extension Baseline {
 
   /// A touched frame: nothing drifts, runs restart.
   @inline(__always)
-  public mutating func freeze() { negativeRun = 0 }
+  public mutating func freeze() {
+    negativeRun = 0
+    runSum = 0
+  }
 }

@@ -7,8 +7,23 @@ public struct Contact: Sendable, Equatable {
   public var peakCell: Int16
   /// How many cells contribute to `force`.
   public var cellCount: Int16
+  /// How far the contact stands out of the noise: the force it is detected
+  /// by (a plate's total, the 3 x 3 cells around a grid peak) over that
+  /// force's noise, Q8 (256 = one standard deviation).
+  public var snr_Q8: Int32 = Int32.max
+  /// The noise of the force it is detected by (one standard deviation).
+  public var noise = Force_mN.zero
+  /// The spread of its position from the cells' noise (one standard
+  /// deviation; it grows as 1 / force).
+  public var positionNoise = Length_um.zero
 
-  public init(x: Length_um, y: Length_um, force: Force_mN, peakCell: Int16 = 0, cellCount: Int16 = 1) {
+  /// A contact; `snr_Q8` defaults to "far above the noise" (a contact
+  /// built by hand, or on a panel whose noise is not measured).
+  public init(
+    x: Length_um, y: Length_um, force: Force_mN, peakCell: Int16 = 0, cellCount: Int16 = 1,
+    snr_Q8: Int32 = Int32.max
+  ) {
+    self.snr_Q8 = snr_Q8
     self.x = x
     self.y = y
     self.force = force
@@ -16,7 +31,7 @@ public struct Contact: Sendable, Equatable {
     self.cellCount = cellCount
   }
 
-  public static let none = Contact(x: .zero, y: .zero, force: .zero, peakCell: -1, cellCount: 0)
+  public static let none = Contact(x: .zero, y: .zero, force: .zero, peakCell: -1, cellCount: 0, snr_Q8: 0)
 }
 
 /// The contacts of one frame, strongest first; at most `Capacity.contacts`.

@@ -4,12 +4,21 @@
 ///   sum of the cells and whose position is the centre of pressure,
 ///   `x = sum(F_i x_i) / sum(F_i)` (moment balance; exact for any load
 ///   sharing between the supports).
-/// - Grid: every local maximum of the image above the floor is a candidate
-///   peak; two peaks two cells apart whose saddle is at least `mergeSaddle`
-///   of the smaller are merged; every cell gives its force to the nearest
-///   peak (below-floor cells too: a press's tails carry a few percent of
-///   its force, and their noise averages out); the position is interpolated
-///   around the peak.
+/// - Grid: every local maximum of the image above its cell's floor (the
+///   board's, or the cell's noise times `noiseFloor`) is a candidate peak;
+///   two peaks two cells apart whose saddle is at least `mergeSaddle` of
+///   the smaller are merged; every cell within `contactRadius` cells of its
+///   nearest peak gives its force to that peak (below-floor cells too: a
+///   press's tails carry a few percent of its force), scaled by
+///   `captureScale` (the share of a press those cells carry, learnt by the
+///   calibration); cells farther from every peak carry only noise and are
+///   left out. The position is interpolated around the peak.
+///
+/// Each contact also says how far it stands out of the noise (`snr`: the
+/// force of its peak's 3 x 3 cells, or of a plate's cells, over the noise of
+/// their sum) and how uncertain its position is (`positionNoise`: the
+/// spread that the cells' noise gives the centre of pressure, which grows
+/// as 1 / force).
 public struct ContactFinder: Sendable {
   // The geometry, unpacked: reading a large struct's fields in the frame
   // path can copy the whole struct.
@@ -23,8 +32,11 @@ public struct ContactFinder: Sendable {
   let rows: Int
   let pitch: Int64
   let release: Int32
-  let floor: Int32
   let mergeSaddle_Q8: Int32
+  let radius: Int
+  let captureScale_Q16: Int64
+  let captureSlope_Q16: Int64
+  let cellFloor: Force_mN
   let interpolation: PeakInterpolation
   let maxContacts: Int
   // Scratch for one frame, sized at compile time.
@@ -35,6 +47,11 @@ public struct ContactFinder: Sendable {
   var peakColumn: InlineArray<16, Int16> = InlineArray(repeating: 0)
   var peakRow: InlineArray<16, Int16> = InlineArray(repeating: 0)
   var rowTerm: InlineArray<16, Int32> = InlineArray(repeating: 0)
+  /// Per peak: the force of its 3 x 3 cells, and their noises summed and
+  /// squared-and-summed (for `snr`).
+  var near: InlineArray<16, Int64> = InlineArray(repeating: 0)
+  var nearNoise: InlineArray<16, Int64> = InlineArray(repeating: 0)
+  var nearNoise2: InlineArray<16, Int64> = InlineArray(repeating: 0)
 
   public init(geometry: PanelGeometry, configuration c: CoreConfiguration) {
     cellX = geometry.cellX
@@ -60,23 +77,37 @@ public struct ContactFinder: Sendable {
       pitch = Int64(p.rawValue)
     }
     self.release = c.touchOff.rawValue
-    self.floor = max(c.cellFloor.rawValue, 1)
     self.mergeSaddle_Q8 = c.mergeSaddle_Q8
+    self.radius = max(1, c.contactRadius)
+    self.cellFloor = c.cellFloor
+    self.captureScale_Q16 = Int64(max(c.captureScale_Q16, 1))
+    self.captureSlope_Q16 = Int64(c.captureSlope_Q16)
     self.interpolation = c.interpolation
     self.maxContacts = max(0, min(c.maxContacts, Capacity.contacts))
   }
 
   /// Replaces `contacts` with the contacts of `image` (which is not
   /// modified: `inout` only so the large array is accessed in place; a
-  /// borrowed `InlineArray` is copied on element access).
-  public mutating func find(_ image: inout CellArray<Force_mN>, into contacts: inout ContactList) {
+  /// borrowed `InlineArray` is copied on element access), judged against
+  /// `noise` (likewise read in place).
+  public mutating func find(
+    _ image: inout CellArray<Force_mN>, noise: inout NoiseMap, into contacts: inout ContactList
+  ) {
     contacts.removeAll()
     guard maxContacts > 0 else { return }
     if columns == 0 {
-      findCentreOfPressure(&image, into: &contacts)
+      findCentreOfPressure(&image, &noise, into: &contacts)
     } else {
-      findPeaks(&image, into: &contacts)
+      findPeaks(&image, &noise, into: &contacts)
     }
+  }
+
+  /// The contacts of `image` on a panel whose noise is not measured (every
+  /// cell's floor at `cellFloor`, contacts far above the noise): tools and
+  /// tests.
+  public mutating func find(_ image: inout CellArray<Force_mN>, into contacts: inout ContactList) {
+    var quiet = NoiseMap(cellFloor: cellFloor)
+    find(&image, noise: &quiet, into: &contacts)
   }
 
   /// `x`, `y` clamped onto the panel. (Methods that read `self` are
@@ -91,7 +122,9 @@ public struct ContactFinder: Sendable {
 
   // MARK: Supports
 
-  mutating func findCentreOfPressure(_ image: inout CellArray<Force_mN>, into contacts: inout ContactList) {
+  mutating func findCentreOfPressure(
+    _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, into contacts: inout ContactList
+  ) {
     var total: Int64 = 0
     var mx: Int64 = 0
     var my: Int64 = 0
@@ -114,22 +147,74 @@ public struct ContactFinder: Sendable {
     let reciprocal = (Int64(1) << 62) / total
     let p = clamp(
       Saturating.multiplyShift(mx, reciprocal, 62), Saturating.multiplyShift(my, reciprocal, 62))
-    contacts.insert(
-      Contact(
-        x: p.x, y: p.y, force: Force_mN(rawValue: Saturating.int32(total)),
-        peakCell: Int16(peak), cellCount: Int16(cellCount)))
+    var contact = Contact(
+      x: p.x, y: p.y, force: Force_mN(rawValue: Saturating.int32(total)),
+      peakCell: Int16(peak), cellCount: Int16(cellCount))
+    // Every cell: the total's own measured noise.
+    contact.noise = Force_mN(rawValue: max(noise.total, 1))
+    contact.snr_Q8 = ContactFinder.ratio_Q8(total, Int64(max(noise.total, 1)))
+    contact.positionNoise = positionNoise(&noise, x: p.x, y: p.y, force: total, around: -1)
+    contacts.insert(contact)
+  }
+
+  /// Signal over noise, Q8, saturated.
+  @inline(__always)
+  static func ratio_Q8(_ signal: Int64, _ noise: Int64) -> Int32 {
+    guard signal > 0 else { return 0 }
+    return Saturating.int32(Saturating.multiply(signal, 256) / max(noise, 1))
+  }
+
+  /// The spread of the centre of pressure at (`x`, `y`) carrying `force`
+  /// (mN Q10) from the noise of the cells it is computed from (a plate's
+  /// cells, `around` = -1; on a grid the 3 x 3 cells around the peak):
+  /// sqrt(sum(s_i^2 d_i^2)) / force, each cell's noise s_i weighted by its
+  /// distance d_i from the position.
+  mutating func positionNoise(
+    _ noise: inout NoiseMap, x: Length_um, y: Length_um, force: Int64, around peak: Int
+  ) -> Length_um {
+    var sum: Int64 = 0
+    let x0 = Int64(x.rawValue)
+    let y0 = Int64(y.rawValue)
+    if peak < 0 {
+      for k in 0..<min(cellCount, Capacity.cells) {
+        sum = Saturating.add(sum, ContactFinder.term(noise.sigma[k], Int64(cellX[k].rawValue) - x0, Int64(cellY[k].rawValue) - y0))
+      }
+    } else {
+      let col = peak % columns
+      let row = peak / columns
+      for r in max(0, row - 1)...min(rows - 1, row + 1) {
+        for c in max(0, col - 1)...min(columns - 1, col + 1) {
+          let k = r * columns + c
+          sum = Saturating.add(sum, ContactFinder.term(noise.sigma[k], Int64(cellX[k].rawValue) - x0, Int64(cellY[k].rawValue) - y0))
+        }
+      }
+    }
+    // sqrt(mN^2 um^2) = mN um (Q0); over mN (force Q10 >> 10).
+    let spread = FixedMath.squareRoot(sum)
+    let f = max(force >> 10, 1)
+    return Length_um(rawValue: Saturating.int32(spread / f))
+  }
+
+  /// s^2 d^2 in mN^2 um^2 (s in mN Q10, d in um).
+  @inline(__always)
+  static func term(_ s: Int32, _ dx: Int64, _ dy: Int64) -> Int64 {
+    let s2 = Int64(s) &* Int64(s)  // mN^2 Q20
+    let d2 = Saturating.add(dx &* dx, dy &* dy)
+    return Saturating.multiplyShift(s2, d2, 20)
   }
 
   // MARK: Grid
 
-  mutating func findPeaks(_ image: inout CellArray<Force_mN>, into contacts: inout ContactList) {
+  mutating func findPeaks(
+    _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, into contacts: inout ContactList
+  ) {
     peakCount = 0
     // 1. Local maxima (ties go to the lower index), strongest 16 kept.
     for row in 0..<rows {
       for col in 0..<columns {
         let k = row * columns + col
         let f = image[k].rawValue
-        if f < floor { continue }
+        if f < noise.floor[k] { continue }
         if row > 0 && row + 1 < rows && col > 0 && col + 1 < columns {
           // Interior: the eight neighbours unrolled; a neighbour before k
           // in cell order wins a tie, one after it does not.
@@ -165,7 +250,8 @@ public struct ContactFinder: Sendable {
     // 2. Merge peaks joined by a high saddle.
     mergePeaks(&image)
     guard peakCount > 0 else { return }
-    // 3. Every cell feeds its nearest peak (the stronger one on a tie).
+    // 3. Every cell feeds its nearest peak (the stronger one on a tie),
+    // when it lies within `radius` cells of it.
     // Squared distance to peak p minus the cell's own |c|^2 + |r|^2 is
     // linear in the cell: -2 c cp - 2 r rp + cp^2 + rp^2, so along a row
     // each peak's term grows by a constant step.
@@ -173,6 +259,9 @@ public struct ContactFinder: Sendable {
     for p in 0..<np {
       sums[p] = 0
       cells[p] = 0
+      near[p] = 0
+      nearNoise[p] = 0
+      nearNoise2[p] = 0
       let pc = Int(peaks[p]) % columns
       let pr = Int(peaks[p]) / columns
       peakColumn[p] = Int16(pc)
@@ -197,21 +286,52 @@ public struct ContactFinder: Sendable {
             }
           }
         }
+        let dc = abs(col - Int(peakColumn[best]))
+        let dr = abs(row - Int(peakRow[best]))
+        let reach = max(dc, dr)
+        if reach > radius { continue }
         let f = image[k].rawValue
         sums[best] += Int64(f)
-        if f >= floor { cells[best] += 1 }
+        if f >= noise.floor[k] { cells[best] += 1 }
+        if reach <= 1 {
+          let s = Int64(noise.sigma[k])
+          near[best] += Int64(f)
+          nearNoise[best] += s
+          nearNoise2[best] += s &* s
+        }
       }
     }
     // 4. Contacts above the release threshold, strongest first.
     for p in 0..<peakCount {
-      if sums[p] < Int64(release) { continue }
       let k = Int(peaks[p])
-      let position = interpolate(&image, peak: k)
-      let contact = Contact(
-        x: position.x, y: position.y, force: Force_mN(rawValue: Saturating.int32(sums[p])),
+      let position = interpolate(&image, &noise, peak: k)
+      let force = Saturating.multiplyShift(sums[p], captureScale(position.x, position.y, peak: k), 16)
+      if force < Int64(release) { continue }
+      var contact = Contact(
+        x: position.x, y: position.y, force: Force_mN(rawValue: Saturating.int32(force)),
         peakCell: Int16(k), cellCount: cells[p])
+      let sigma = Int64(max(noise.sumNoise(sum: nearNoise[p], sumOfSquares: nearNoise2[p]), 1))
+      contact.noise = Force_mN(rawValue: Saturating.int32(sigma))
+      contact.snr_Q8 = ContactFinder.ratio_Q8(near[p], sigma)
+      contact.positionNoise = positionNoise(&noise, x: position.x, y: position.y, force: max(near[p], 1), around: k)
       contacts.insert(contact, limit: maxContacts)
     }
+  }
+
+  /// The capture scale (Q16) for a contact at (`x`, `y`) around peak cell
+  /// `k`: `captureScale + captureSlope * d^2`, d the distance from the
+  /// cell's centre in pitches (at most about 0.7).
+  @inline(__always)
+  mutating func captureScale(_ x: Length_um, _ y: Length_um, peak k: Int) -> Int64 {
+    guard captureSlope_Q16 != 0, pitch > 0 else { return captureScale_Q16 }
+    let dx = min(Int64(x.rawValue) - Int64(cellX[k].rawValue), pitch)
+    let dy = min(Int64(y.rawValue) - Int64(cellY[k].rawValue), pitch)
+    // d^2 in Q16 pitches^2: (dx^2 + dy^2) * 2^16 / pitch^2, each factor
+    // within 2^24 um so nothing overflows.
+    let p2 = max(pitch &* pitch, 1)
+    let d2 = Saturating.add(dx &* dx, dy &* dy)
+    let d2_Q16 = min((d2 << 8) / max(p2 >> 8, 1), 2 << 16)
+    return max(Saturating.add(captureScale_Q16, Saturating.multiplyShift(captureSlope_Q16, d2_Q16, 16)), 1)
   }
 
   /// Inserts a peak keeping `peaks` sorted by force, strongest first.
@@ -275,7 +395,9 @@ public struct ContactFinder: Sendable {
 
   // MARK: Interpolation
 
-  mutating func interpolate(_ image: inout CellArray<Force_mN>, peak k: Int) -> (x: Length_um, y: Length_um) {
+  mutating func interpolate(
+    _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, peak k: Int
+  ) -> (x: Length_um, y: Length_um) {
     let col = k % columns
     let row = k / columns
     let p = pitch
@@ -291,7 +413,7 @@ public struct ContactFinder: Sendable {
         for dx in -1...1 {
           let c = col + dx
           if c < 0 || c >= columns { continue }
-          let w = Int64(image[r * columns + c].rawValue) - Int64(floor)
+          let w = Int64(image[r * columns + c].rawValue) - Int64(noise.floor[r * columns + c])
           if w <= 0 { continue }
           sw += w
           sx += w * Int64(dx)
@@ -350,6 +472,27 @@ public struct ContactFinder: Sendable {
 
 /// Integer mathematics the core needs beyond the standard library.
 public enum FixedMath {
+  /// floor(sqrt(value)) of a non-negative value (0 for a negative one), bit
+  /// by bit: 32 steps of shifts and adds, no division.
+  @inline(__always)
+  public static func squareRoot(_ value: Int64) -> Int64 {
+    guard value > 0 else { return 0 }
+    var n = UInt64(bitPattern: value)
+    var root: UInt64 = 0
+    var bit: UInt64 = 0x4000_0000_0000_0000
+    while bit > n { bit = bit &>> 2 }
+    while bit != 0 {
+      if n >= root &+ bit {
+        n &-= root &+ bit
+        root = (root &>> 1) &+ bit
+      } else {
+        root = root &>> 1
+      }
+      bit = bit &>> 2
+    }
+    return Int64(bitPattern: root)
+  }
+
   /// log2(value) in Q16 for a positive integer, within 1 LSB: the exponent
   /// from the leading zeros, the mantissa's log2(1 + x) from a 257-entry
   /// table with linear interpolation (error below 0.2 LSB).

@@ -23,9 +23,22 @@ public struct CoreConfiguration: Sendable {
   /// ... and released at or below `touchOff`.
   public var touchOff: Force_mN = Force_mN(newtons: 0.05)
   /// Consecutive frames above `touchOn` before the panel counts as touched.
-  public var debounceOn: Int = 3
+  public var debounceOn: Int = 2
   /// Consecutive frames below `touchOff` before it counts as released.
-  public var debounceOff: Int = 3
+  public var debounceOff: Int = 2
+
+  /// The same thresholds against the panel's measured noise, in standard
+  /// deviations of the force a contact is detected by (Q8: 256 = 1): a
+  /// contact is confirmed only at or above `noiseOn` and released at or
+  /// below `noiseOff` (and the absolute thresholds above stay the floors).
+  public var noiseOn_Q8: Int32 = 1152  // 4.5
+  public var noiseOff_Q8: Int32 = 768  // 3
+  /// A grid cell joins a contact's peak only above its noise times this ...
+  public var noiseFloor_Q8: Int32 = 896  // 3.5
+  /// ... and is re-seeded only below minus its noise times this.
+  public var noiseReseed_Q8: Int32 = 1280  // 5
+  /// How long the cells' noise is averaged over.
+  public var noiseWindow_ms: Int = 4000
 
   /// Frames averaged to seed the baselines at start.
   public var seedFrames: Int = 16
@@ -45,12 +58,27 @@ public struct CoreConfiguration: Sendable {
 
   /// Median-of-three filter against single-frame spikes (one frame of delay).
   public var spikeFilter: Bool = true
+  /// A cell's force cannot change by more than this in one frame (no
+  /// press is that fast): a larger step is held off for up to two frames,
+  /// which removes the two-frame spikes a median of three passes; a step
+  /// that stays is taken. 0 = no limit.
+  public var maxStep: Force_mN = Force_mN(newtons: 20)
   /// Grid cells below this force are not part of any contact.
   public var cellFloor: Force_mN = Force_mN(newtons: 0.01)
   /// Neighbouring peaks whose saddle is at least this fraction (Q8, 256 = 1)
   /// of the smaller peak are one contact.
-  public var mergeSaddle_Q8: Int32 = 179
+  public var mergeSaddle_Q8: Int32 = 218
   public var interpolation: PeakInterpolation = .gaussian
+  /// Grid: cells within this many cells of a peak (along either axis)
+  /// carry its force ...
+  public var contactRadius: Int = 2
+  /// ... scaled by this, Q16 (65536 = 1): the inverse of the share of a
+  /// press those cells carry, from the calibration's spreading model.
+  public var captureScale_Q16: Int32 = 65536
+  /// ... plus this, Q16, times the squared distance (in pitches) from the
+  /// peak cell's centre to the contact's position: a press near a cell's
+  /// edge leaves more of itself outside the window.
+  public var captureSlope_Q16: Int32 = 0
   /// Most contacts reported in a frame (at most `Capacity.contacts`).
   public var maxContacts: Int = Capacity.contacts
 

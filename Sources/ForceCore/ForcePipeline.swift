@@ -30,9 +30,13 @@ public enum FrameOutcome: Sendable, Equatable {
 ///
 /// Per frame and cell: clamp to 24 bits -> median-of-three spike filter ->
 /// delta from the baseline (plus the temperature's zero shift) -> force via
-/// the cell's calibration. Then contacts, the touch gate, and baseline
-/// tracking (frozen while touched and for a hold after release; a load held
-/// past the maximum on-time is absorbed and `loadAbsorbed` is set).
+/// the cell's calibration. Then contacts (judged against the cells'
+/// measured noise, `noise`), the touch gate, and baseline tracking: frozen
+/// where a contact stands out of the noise and for a hold after it lifts —
+/// every cell of a plate, the cells around the contact on a grid, so the
+/// rest of a grid keeps following drift — and a load held past the maximum
+/// on-time is absorbed (`loadAbsorbed`). Untouched cells keep measuring
+/// their noise.
 public struct ForcePipeline: Sendable {
   public let geometry: PanelGeometry
   public let configuration: CoreConfiguration
@@ -51,6 +55,8 @@ public struct ForcePipeline: Sendable {
   public private(set) var loadAbsorbed = false
   /// The temperature the cells are compensated for.
   public private(set) var temperature: Temperature_C
+  /// Each cell's measured noise and what the detector derives from it.
+  public private(set) var noise: NoiseMap
 
   /// The per-cell state the frame path touches, kept together so one cell
   /// is one or two cache lines.
@@ -58,9 +64,23 @@ public struct ForcePipeline: Sendable {
     var filter = CellFilter()
     var baseline = Baseline()
     var conversion = CellConversion()
+    var residual = ResidualNoise()
     /// This frame's filtered sample and its delta from the baseline.
     var filtered: Int32 = 0
     var delta: Int64 = 0
+    /// The filtered samples' recent mean (8 frames), counts Q16: what a
+    /// parked load is absorbed at, rather than one noisy sample.
+    var average: Int64 = 0
+    /// Frames the baseline stays frozen: `holdFrames` while a contact
+    /// holds the cell, counting down after it lifts.
+    var hold: Int32 = 0
+    /// A plate's joint re-seed run: this cell's deltas summed, Q16 counts.
+    var plateSum: Int64 = 0
+    /// The largest step between filtered samples taken at once (counts;
+    /// `maxStep` through the cell's gain), and frames a larger one has
+    /// been held off.
+    var stepLimit: Int32 = Int32.max
+    var heldSteps: Int32 = 0
   }
 
   var cells: CellArray<CellState> = CellArray(repeating: CellState())
@@ -70,11 +90,20 @@ public struct ForcePipeline: Sendable {
   var finder: ContactFinder
   var gate: TouchGate
   let rules: BaselineRules
-  let holdFrames: Int
+  let holdFrames: Int32
   let maxOnFrames: Int
   let seedFrames: Int
+  /// Grid shape (`columns == 0`: a plate on supports) and the cells a
+  /// contact freezes around its peak.
+  let columns: Int
+  let rows: Int
+  let freezeRadius: Int
+  let noiseShift: Int
+  var totalNoise = ResidualNoise()
+  /// A plate's cells are re-seeded together: frames its total force has
+  /// stayed below minus the re-seed level.
+  var plateRun: Int32 = 0
   var seeded = 0
-  var hold = 0
   var temperatureKnown = false
 
   /// - Parameters:
@@ -91,11 +120,26 @@ public struct ForcePipeline: Sendable {
     self.finder = ContactFinder(geometry: geometry, configuration: configuration)
     self.gate = TouchGate(configuration)
     self.rules = BaselineRules(configuration)
-    self.holdFrames = configuration.frames(configuration.holdAfterRelease_ms)
+    self.holdFrames = Int32(min(configuration.frames(configuration.holdAfterRelease_ms), 1 << 30))
     self.maxOnFrames = configuration.maxOn_ms > 0 ? configuration.frames(configuration.maxOn_ms) : 0
     self.seedFrames = max(1, configuration.seedFrames)
     self.temperature = Temperature_C(rawValue: 25 << 8)
+    self.noise = NoiseMap(cellFloor: configuration.cellFloor)
+    switch geometry.layout {
+    case .supports:
+      columns = 0
+      rows = 0
+    case .grid(let c, let r, _):
+      columns = c
+      rows = r
+    }
+    freezeRadius = max(1, configuration.contactRadius) + 1
+    noiseShift = BaselineRules.shift(frames: configuration.frames(configuration.noiseWindow_ms))
     for k in 0..<geometry.cellCount {
+      if configuration.maxStep.rawValue > 0 {
+        let counts = configuration.maxStep.newtons * abs(calibration[k].gain)
+        cells[k].stepLimit = counts >= 16_777_216 ? Int32.max : Int32(max(counts, 1))
+      }
       cells[k].conversion = calibration[k].conversion(at: calibration[k].referenceTemperature)
       cells[k].baseline.level = calibration[k].offset
     }
@@ -143,33 +187,177 @@ public struct ForcePipeline: Sendable {
     }
     outcome = .measured
     coupling.apply(&image)
-    finder.find(&image, into: &contacts)
-    let touched = gate.update(strongest: contacts.strongest)
+    finder.find(&image, noise: &noise, into: &contacts)
+    // Contacts that stand out of the noise enough to be a touch.
+    var pressing = false
+    var holding = false
+    for i in 0..<contacts.count {
+      let c = contacts[i]
+      if c.force >= configuration.touchOn && c.snr_Q8 >= configuration.noiseOn_Q8 { pressing = true }
+      if c.force > configuration.touchOff && c.snr_Q8 > configuration.noiseOff_Q8 { holding = true }
+    }
+    let touched = gate.update(pressing: pressing, holding: holding)
     if touched && maxOnFrames > 0 && gate.onFrames > maxOnFrames {
       absorbLoad()
       return
     }
-    // A contact strong enough to become a touch freezes the baselines while
-    // it is being confirmed; weaker ones are left to drift tracking.
-    let frozen = touched || contacts.strongest >= configuration.touchOn
-    if frozen {
-      hold = holdFrames
-    } else if hold > 0 {
-      hold -= 1
-    }
-    if frozen {
-      for k in 0..<n { cells[k].baseline.freeze() }
+    markHeld(touched: touched || pressing)
+    track()
+  }
+
+  /// Counts every cell's hold down, then marks the cells a contact holds
+  /// (`hold = holdFrames`): every cell of a plate while it is touched or a
+  /// contact is being confirmed; on a grid the cells around each contact
+  /// that is a touch or is becoming one (confirmed against the noise, or
+  /// still above the release thresholds where cells were already held).
+  mutating func markHeld(touched: Bool) {
+    let n = min(geometry.cellCount, Capacity.cells)
+    for k in 0..<n where cells[k].hold > 0 { cells[k].hold -= 1 }
+    if columns == 0 {
+      guard touched else { return }
+      for k in 0..<n { cells[k].hold = holdFrames }
       return
     }
-    let drift = hold == 0
+    for i in 0..<contacts.count {
+      let c = contacts[i]
+      let peak = Int(c.peakCell)
+      guard peak >= 0 && peak < n else { continue }
+      let strong = c.force >= configuration.touchOn && c.snr_Q8 >= configuration.noiseOn_Q8
+      let continuing =
+        c.force > configuration.touchOff && c.snr_Q8 > configuration.noiseOff_Q8 && cells[peak].hold > 0
+      guard strong || continuing else { continue }
+      let col = peak % columns
+      let row = peak / columns
+      for r in max(0, row - freezeRadius)...min(rows - 1, row + freezeRadius) {
+        for cc in max(0, col - freezeRadius)...min(columns - 1, col + freezeRadius) {
+          let k = r * columns + cc
+          if k < n { cells[k].hold = holdFrames }
+        }
+      }
+    }
+  }
+
+  /// Baseline tracking and noise measurement of the cells not held: drift
+  /// where nothing was held for `holdAfterRelease` (only re-seeding within
+  /// it), each cell's noise measured where it drifts.
+  mutating func track() {
+    let n = min(geometry.cellCount, Capacity.cells)
+    let plate = columns == 0
+    let reseedScale = Int64(configuration.noiseReseed_Q8)
+    var total: Int64 = 0
+    for k in 0..<n { total &+= Int64(image[k].rawValue) }
+    // A plate far below zero drifts nowhere while it may be re-seeded.
+    let sinking = plate && total < -plateReseedLevel
     var reseeds: UInt32 = 0
+    var observed = 0
     for k in 0..<n {
+      let hold = cells[k].hold
+      if hold == holdFrames {
+        cells[k].baseline.freeze()
+        continue
+      }
       cells[k].filter.observeNoise()
+      let drift = hold == 0 && !sinking
+      if drift {
+        cells[k].residual.observe(image[k].rawValue, shift: noiseShift)
+        updateNoise(of: k)
+        observed += 1
+      }
+      // A plate's cells are re-seeded together (below); a grid's one by one.
+      let level =
+        plate ? Int32.max : max(rules.reseedLevel, Saturating.int32((Int64(noise.sigma[k]) &* reseedScale) >> 8))
       let reseeded = cells[k].baseline.track(
-        delta: Counts_Q16(rawValue: cells[k].delta), force: image[k], drift: drift, rules: rules)
+        delta: Counts_Q16(rawValue: cells[k].delta), force: image[k], drift: drift, rules: rules, reseedLevel: level)
       reseeds &+= reseeded ? 1 : 0
     }
+    if observed == n {
+      totalNoise.observe(Saturating.int32(total), shift: noiseShift)
+      updateCorrelation()
+    }
+    if plate && cells[0].hold != holdFrames { reseeds &+= reseedPlate(sinking: sinking) }
     health.reseeds &+= reseeds
+  }
+
+  /// The total force below which a plate is re-seeded: the board's level,
+  /// or the total's noise times `noiseReseed` if larger, mN Q10.
+  var plateReseedLevel: Int64 {
+    max(Int64(rules.reseedLevel), (Int64(noise.total) &* Int64(configuration.noiseReseed_Q8)) >> 8)
+  }
+
+  /// A plate's total force far below zero for a run of frames (a parked
+  /// load lifted, a panel started with a load on it): every cell takes its
+  /// mean delta over the run into its baseline at once. (One by one, the
+  /// cells a lifted load unloads would be re-seeded and the one it pressed
+  /// the other way would not: a phantom press on the far corner.)
+  mutating func reseedPlate(sinking: Bool) -> UInt32 {
+    let n = min(geometry.cellCount, Capacity.cells)
+    guard sinking else {
+      if plateRun > 0 {
+        plateRun = 0
+        for k in 0..<n { cells[k].plateSum = 0 }
+      }
+      return 0
+    }
+    plateRun += 1
+    for k in 0..<n { cells[k].plateSum &+= cells[k].delta }
+    guard plateRun >= rules.reseedFrames else { return 0 }
+    for k in 0..<n {
+      cells[k].baseline.level.rawValue &+= cells[k].plateSum / Int64(plateRun)
+      cells[k].plateSum = 0
+    }
+    plateRun = 0
+    return UInt32(truncatingIfNeeded: n)
+  }
+
+  /// Cell `k`'s noise, and its floor, from its residual estimate.
+  @inline(__always)
+  mutating func updateNoise(of k: Int) {
+    let sigma = cells[k].residual.sigma
+    noise.sigma[k] = sigma
+    let floor = max(configuration.cellFloor.rawValue, 1)
+    noise.floor[k] = max(floor, Saturating.int32((Int64(sigma) &* Int64(configuration.noiseFloor_Q8)) >> 8))
+  }
+
+  /// The total's noise, and the cells' correlation from it:
+  /// rho = (S^2 - sum s_i^2) / ((sum s_i)^2 - sum s_i^2), within 0 ... 1.
+  mutating func updateCorrelation() {
+    let n = min(geometry.cellCount, Capacity.cells)
+    var sum: Int64 = 0
+    var squares: Int64 = 0
+    for k in 0..<n {
+      let s = Int64(noise.sigma[k])
+      sum &+= s
+      squares &+= s &* s
+    }
+    let total = Int64(totalNoise.sigma)
+    noise.total = Saturating.int32(total)
+    let common = Saturating.subtract(Saturating.multiply(sum, sum), squares)
+    let shared = Saturating.subtract(Saturating.multiply(total, total), squares)
+    guard common > 0, shared > 0 else {
+      noise.correlation_Q16 = 0
+      return
+    }
+    noise.correlation_Q16 = shared >= common ? 65536 : Saturating.shiftDivide(shared, 16, common)
+  }
+
+  /// The touch thresholds in effect for a contact of a grid's 3 x 3 cells
+  /// of average noise, or a plate's total (for tools: `info`, the monitor,
+  /// the health report): the board's, or the noise's multiples if larger.
+  public var effectiveThresholds: (on: Force_mN, off: Force_mN) {
+    var sigma: Int64
+    if columns == 0 {
+      sigma = Int64(noise.total)
+    } else {
+      let n = min(geometry.cellCount, Capacity.cells)
+      var sum: Int64 = 0
+      for k in 0..<n { sum &+= Int64(noise.sigma[k]) }
+      let mean = n > 0 ? sum / Int64(n) : 0
+      let cells = Int64(min(9, n))
+      sigma = Int64(noise.sumNoise(sum: mean * cells, sumOfSquares: mean * mean * cells))
+    }
+    let on = max(Int64(configuration.touchOn.rawValue), (sigma &* Int64(configuration.noiseOn_Q8)) >> 8)
+    let off = max(Int64(configuration.touchOff.rawValue), (sigma &* Int64(configuration.noiseOff_Q8)) >> 8)
+    return (Force_mN(rawValue: Saturating.int32(on)), Force_mN(rawValue: Saturating.int32(off)))
   }
 
   /// Filters every cell's sample and, once seeded, converts its delta from
@@ -193,9 +381,22 @@ public struct ForcePipeline: Sendable {
             truncatingIfNeeded: Saturating.roundingShift(
               cells[k].baseline.level.rawValue &+ cells[k].conversion.zeroShift.rawValue, 16))
       }
-      let (value, spike) = cells[k].filter.filter(raw, medianOfThree: spikeFilter)
+      var (value, spike) = cells[k].filter.filter(raw, medianOfThree: spikeFilter)
+      if seeded > 0 {
+        // A step no press can make: held off for up to two frames.
+        let step = Int64(value) &- Int64(cells[k].filtered)
+        if (step > Int64(cells[k].stepLimit) || step < -Int64(cells[k].stepLimit)) && cells[k].heldSteps < 2 {
+          cells[k].heldSteps &+= 1
+          value = cells[k].filtered
+          spike = true
+        } else {
+          cells[k].heldSteps = 0
+        }
+      }
       spikes &+= spike ? 1 : 0
       cells[k].filtered = value
+      let sample = Int64(value) << 16
+      cells[k].average = seeded == 0 ? sample : cells[k].average &+ ((sample &- cells[k].average) >> 3)
       if seeding { continue }
       // 24-bit counts in Q16 minus bounded baselines: no overflow.
       let delta =
@@ -208,7 +409,8 @@ public struct ForcePipeline: Sendable {
     health.saturatedSamples &+= saturated
   }
 
-  /// Averages the first frames into the baselines.
+  /// Averages the first frames into the baselines; then each cell's noise
+  /// estimate starts from its white noise.
   mutating func seed() {
     let n = min(geometry.cellCount, Capacity.cells)
     if seeded == 0 {
@@ -221,23 +423,31 @@ public struct ForcePipeline: Sendable {
     seeded += 1
     outcome = .seeding
     guard isSeeded else { return }
+    var squares: Int64 = 0
     for k in 0..<n {
       cells[k].baseline.level.rawValue =
         cells[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue
+      let white = cells[k].conversion.force(delta: cells[k].filter.noise).rawValue
+      cells[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white))
+      updateNoise(of: k)
+      squares &+= Int64(noise.sigma[k]) &* Int64(noise.sigma[k])
     }
+    totalNoise.start(sigma: Saturating.int32(FixedMath.squareRoot(squares)))
+    updateCorrelation()
   }
 
-  /// A load held past the maximum on-time becomes the new zero.
+  /// A load held past the maximum on-time becomes the new zero (each
+  /// cell's recent mean, not one noisy sample).
   mutating func absorbLoad() {
     for k in 0..<min(geometry.cellCount, Capacity.cells) {
-      cells[k].baseline.level.rawValue =
-        (Int64(cells[k].filtered) << 16) - cells[k].conversion.zeroShift.rawValue
+      cells[k].baseline.level.rawValue = cells[k].average - cells[k].conversion.zeroShift.rawValue
       cells[k].baseline.freeze()
+      cells[k].hold = 0
       image[k] = .zero
     }
     contacts.removeAll()
     gate.reset()
-    hold = 0
+    plateRun = 0
     loadAbsorbed = true
     health.absorbedLoads &+= 1
   }

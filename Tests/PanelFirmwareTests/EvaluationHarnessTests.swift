@@ -52,12 +52,13 @@ import Testing
     #expect(other.last?.envelope != panels.last?.envelope)
   }
 
-  /// Bars today's quiet boards miss by design: a 320 frames/s plate
-  /// reports a touch 3 to 4 frames after its force crosses `touch_on_n`
-  /// (three frames of debounce after the median-of-three spike filter),
-  /// 9.4 to 12.5 ms against the bar's 8 (docs/robustness.md).
+  /// Bars today's quiet boards may miss: a 320 frames/s plate reports a
+  /// light touch about 2.5 frames after its force crosses `touch_on_n`
+  /// (the median-of-three spike filter, then two frames of debounce, one
+  /// for a contact well above the thresholds), 7.1-8.1 ms against the bar's
+  /// 8 (docs/robustness.md); it must stay within three frames.
   static let knownMisses: [(panel: String, metric: EvaluationMetric, atMost: Double)] = [
-    ("sim-plate4", .latency, 4 * 1000 / 320.0)
+    ("sim-plate4", .latency, 3 * 1000 / 320.0)
   ]
 
   @Test func theQuickEvaluationCoversEveryPanelAndScenarioAndTodaysBoardsMeetTheBars() throws {

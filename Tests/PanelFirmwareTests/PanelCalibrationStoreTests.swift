@@ -62,7 +62,7 @@ import Testing
     #expect(try PanelRecordCodec.encode(p, board: plate, sequence: 1).count <= 128)
     #expect(try PanelRecordCodec.encode(g, board: grid, sequence: 1).count <= 2048)
     let small = Bench(.c02)
-    #expect(throws: PanelStoreError.record(.tooLarge(1008, room: 128))) { try small.write(g, board: grid) }
+    #expect(throws: PanelStoreError.record(.tooLarge(1016, room: 128))) { try small.write(g, board: grid) }
     for (kind, board, record) in [(EEPROM24.Kind.c02, plate, p), (.c32, grid, g)] {
       let bench = Bench(kind)
       #expect(try bench.write(record, board: board) == 1)

@@ -76,7 +76,7 @@ import Testing
   @Test func aPlansUnknownKeyIsStillAnError() throws {
     let board = try Repo.board("sim-plate4")
     let text = try TextFile.read(path: Repo.path("calibration/plans/sim-plate4.toml"))
-      .replacingOccurrences(of: "noise_n = 0.005", with: "noise_n = 0.005\nnoise_nn = 1")
+      .replacingOccurrences(of: "creep_pct = 1.0", with: "creep_pct = 1.0\nnoise_nn = 1")
     let error = LoadBoundsTests.message { _ = try CalibrationPlan(table: TOML.parse(text, file: "p.toml"), board: board) }
     #expect(error?.contains("[limits] noise_nn: unknown key") == true, "\(error ?? "loaded")")
   }

@@ -303,8 +303,12 @@ import Testing
       // simulated noise is far below the 17 % hysteresis band).
       #expect(event == hold - 1)
       // The sensing path (spike filter median of three, rounding) adds at
-      // most two frames to the scripted force.
-      #expect(reported >= 0 && reported <= 2, "\(name): reported crossing \(reported) frames after the scripted one")
+      // most two frames to the scripted force; on a grid the force of a
+      // contact is its window's sum scaled by the calibration's capture,
+      // within 1 % (at 2 N/s, 1 % of the pop threshold in frames).
+      let pop_n = board.interaction.pop * board.interaction.averageTouch_n
+      let slack = board.grid == nil ? 0 : Int((0.01 * pop_n / 2.0 * Double(board.rate_hz)).rounded(.up))
+      #expect(reported >= -slack && reported <= 2 + slack, "\(name): reported crossing \(reported) frames after the scripted one")
     }
   }
 }

@@ -178,5 +178,13 @@ import Testing
     encoder.appendImage(image.span, cellCount: 3, to: out)
     #expect(plain.hasPrefix("{\"t_us\":0,\"frame\":3,") && plain.hasSuffix("}\n"))
     #expect(String(decoding: out.bytes, as: UTF8.self) == plain.dropLast(2) + ",\"image_n\":[1.250,-0.002,0.000]}\n")
+    // The noise the detector measured and the thresholds it uses follow.
+    var sigma = CellArray<Int32>(repeating: 0)
+    sigma[0] = Force_mN(newtons: 0.0075).rawValue
+    encoder.appendNoise(
+      sigma.span, cellCount: 2, thresholds: (Force_mN(newtons: 0.09), Force_mN(newtons: 0.06)), to: out)
+    #expect(
+      String(decoding: out.bytes, as: UTF8.self)
+        == plain.dropLast(2) + ",\"image_n\":[1.250,-0.002,0.000],\"noise_n\":[0.008,0.000],\"touch_on_n\":0.090,\"touch_off_n\":0.060}\n")
   }
 }

@@ -97,6 +97,17 @@ import Testing
     let sim = try Panelctl.run(["info", "--board", "boards/sim-plate4.toml"])
     #expect(sim.stdout.contains("front end    sim: the simulated panel delivers frames directly"))
     #expect(sim.stdout.contains("health       frames 64, invalid 0"))
+    // The noise the core measures, and the thresholds it takes from it: the
+    // quiet plate keeps the board's, the noisy grid raises them.
+    #expect(sim.stdout.contains("thresholds   touch on 0.080 N, off 0.050 N"), "\(sim.stdout)")
+    let noisy = try Panelctl.run(["info", "--board", "boards/sim-grid-noisy.toml", "--frames", "1000"])
+    let noise = noisy.stdout.split(separator: "\n").first { $0.hasPrefix("noise ") }.map(String.init) ?? ""
+    let median = Double(noise.split(separator: " ").dropFirst().first { Double($0) != nil } ?? "") ?? 0
+    #expect(median > 5 && median < 15, "\(noisy.stdout)")
+    let on = noisy.stdout.split(separator: "\n").first { $0.hasPrefix("thresholds") }.flatMap {
+      $0.split(separator: " ").compactMap { Double($0) }.first
+    }
+    #expect((on ?? 0) > 0.09, "\(noisy.stdout)")
   }
 
   @Test(arguments: [

@@ -71,7 +71,7 @@ import Testing
     #expect(rows[2].hasPrefix("+---") && rows[2].contains("+ "))
     #expect(rows.contains { $0.contains("\u{2588}1\u{2588}") || $0.contains("\u{2593}1\u{2593}") }, "\(screen)")
     #expect(rows.contains { $0.contains("2") && $0.contains("\u{2591}") })
-    for label in ["total N", "peak cell N", "Health", "invalid", "missed", "bus errors", "spikes", "absorbed"] {
+    for label in ["total N", "peak cell N", "touch on N", "Health", "invalid", "missed", "bus errors", "spikes", "absorbed"] {
       #expect(screen.contains(label), "\(label)")
     }
     #expect(rows.contains { $0.hasPrefix("   id  phase") })

@@ -58,7 +58,9 @@ public struct Board: Sendable {
 
   /// The core's configuration for this board.
   public var coreConfiguration: CoreConfiguration {
-    detection.coreConfiguration(rate_hz: rate_hz, maxTouches: interaction.maxTouches)
+    detection.coreConfiguration(
+      rate_hz: rate_hz, maxTouches: interaction.maxTouches,
+      maxForce_n: interaction.maxForce * interaction.averageTouch_n)
   }
 }
 

@@ -160,6 +160,9 @@ extension DetectionSettings {
     driftDown_s = try t.optionalDouble("drift_down_s", in: .timeConstant_s) ?? driftDown_s
     cellFloor_n = try t.optionalDouble("cell_floor_n", in: .force_n) ?? cellFloor_n
     spikeFilter = try t.optionalBool("spike_filter") ?? spikeFilter
+    noiseOn = try t.optionalDouble("noise_on", in: ValueBound(0...100)) ?? noiseOn
+    noiseOff = try t.optionalDouble("noise_off", in: ValueBound(0...100)) ?? noiseOff
+    if noiseOff > noiseOn { throw t.error("noise_off", "must be at most noise_on (\(noiseOn))") }
     if let s = try t.optionalString("interpolation") {
       switch s {
       case "centroid": interpolation = .centroid

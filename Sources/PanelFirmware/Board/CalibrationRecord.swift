@@ -51,13 +51,18 @@ public struct CalibrationRecord: Sendable, Equatable {
   /// Cross-talk correction for plates: corrected forces = coupling x cell
   /// forces (row-major, cells x cells); nil = none.
   public var coupling: [[Double]]?
+  /// Grid: how contacts take their force (nil: the cells within two cells
+  /// of a peak, unscaled).
+  public var contact: ContactModel?
   public var checks: [CalibrationCheck]
 
   public init(
     board: String, serial: String, created: String, source: String, plan: String = "",
     referenceTemperature_c: Double = 25, cells: [CellParameters], result: String = "",
-    fit: FitSummary? = nil, coupling: [[Double]]? = nil, checks: [CalibrationCheck] = []
+    fit: FitSummary? = nil, coupling: [[Double]]? = nil, contact: ContactModel? = nil,
+    checks: [CalibrationCheck] = []
   ) {
+    self.contact = contact
     self.board = board
     self.serial = serial
     self.created = created
@@ -83,6 +88,21 @@ public struct CalibrationRecord: Sendable, Equatable {
     return table
   }
 
+  /// The core's configuration for `board` with this calibration: the
+  /// board's, with the contact model the calibration learnt.
+  public func coreConfiguration(board: Board) -> CoreConfiguration {
+    var c = board.coreConfiguration
+    if let contact {
+      c.contactRadius = contact.radius
+      c.captureScale_Q16 = Int32((min(max(contact.captureScale, 0.5), 4) * 65536).rounded())
+      c.captureSlope_Q16 = Int32((min(max(contact.captureSlope, -4), 4) * 65536).rounded())
+      if contact.mergeSaddle > 0 {
+        c.mergeSaddle_Q8 = max(c.mergeSaddle_Q8, Int32((min(contact.mergeSaddle, 1) * 256).rounded()))
+      }
+    }
+    return c
+  }
+
   /// The core's cross-talk correction (empty when the record has none).
   public var coreCoupling: CouplingMatrix {
     guard let coupling, coupling.count == cells.count, cells.count <= CouplingMatrix.capacity else {
@@ -96,7 +116,7 @@ public struct CalibrationRecord: Sendable, Equatable {
   /// The lowest version that holds this record: 1 when it has none of
   /// version 2's additions (the simulator's truth stays as committed).
   public var encodedVersion: Int {
-    let plain = result.isEmpty && fit == nil && coupling == nil && checks.isEmpty
+    let plain = result.isEmpty && fit == nil && coupling == nil && contact == nil && checks.isEmpty
       && cells.allSatisfy { $0.noise_counts == nil }
     return plain ? 1 : CalibrationRecord.version
   }
@@ -120,6 +140,16 @@ public struct CalibrationRecord: Sendable, Equatable {
       if let s = fit.spread_mm { body += "spread_mm = \(number(s))\n" }
       body += "placements = \(fit.placements)\n"
       body += "residual_pct = \(number(fit.residual_pct))\n"
+      if let k = fit.kernel { body += "kernel = \(quoted(k))\n" }
+      if let p = fit.profile { body += "profile = [" + p.map(number).joined(separator: ", ") + "]\n" }
+      if let s = fit.profileStep_mm { body += "profile_step_mm = \(number(s))\n" }
+    }
+    if let contact {
+      body += "\n[contact]\n"
+      body += "radius = \(contact.radius)\n"
+      body += "capture_scale = \(number(contact.captureScale))\n"
+      if contact.captureSlope != 0 { body += "capture_slope = \(number(contact.captureSlope))\n" }
+      if contact.mergeSaddle > 0 { body += "merge_saddle = \(number(contact.mergeSaddle))\n" }
     }
     if let coupling {
       body += "\n[coupling]\n"
@@ -179,7 +209,7 @@ public struct CalibrationRecord: Sendable, Equatable {
     let root = try TOML.parse(text, file: file)
     try root.rejectUnknownKeys([
       "format", "version", "board", "serial", "created", "source", "plan", "reference_temp_c",
-      "cell", "integrity", "result", "fit", "coupling", "check",
+      "cell", "integrity", "result", "fit", "coupling", "contact", "check",
     ])
     let format = try root.string("format")
     if format != CalibrationRecord.format {
@@ -230,11 +260,25 @@ public struct CalibrationRecord: Sendable, Equatable {
     }
     var fit: FitSummary?
     if let t = try root.optionalTable("fit") {
-      try t.rejectUnknownKeys(["model", "spread_mm", "placements", "residual_pct"])
+      try t.rejectUnknownKeys([
+        "model", "spread_mm", "placements", "residual_pct", "kernel", "profile", "profile_step_mm",
+      ])
+      let profile = try t.doubleArray("profile", in: ValueBound(0...1))
       fit = FitSummary(
         model: try t.string("model"), spread_mm: try t.optionalDouble("spread_mm", in: .length_mm),
         placements: try t.int("placements", in: 0...1_000_000),
-        residual_pct: try t.double("residual_pct", in: ValueBound(0...1e6, "%")))
+        residual_pct: try t.double("residual_pct", in: ValueBound(0...1e6, "%")),
+        kernel: try t.optionalString("kernel"), profile: profile,
+        profileStep_mm: try t.optionalDouble("profile_step_mm", in: .length_mm))
+    }
+    var contact: ContactModel?
+    if let t = try root.optionalTable("contact") {
+      try t.rejectUnknownKeys(["radius", "capture_scale", "capture_slope", "merge_saddle"])
+      contact = ContactModel(
+        radius: try t.int("radius", in: 1...8),
+        captureScale: try t.double("capture_scale", in: ValueBound(0.5...4)),
+        captureSlope: try t.optionalDouble("capture_slope", in: ValueBound(-4...4)) ?? 0,
+        mergeSaddle: try t.optionalDouble("merge_saddle", in: ValueBound(0...1)) ?? 0)
     }
     var coupling: [[Double]]?
     if let t = try root.optionalTable("coupling") {
@@ -268,7 +312,7 @@ public struct CalibrationRecord: Sendable, Equatable {
       created: try root.optionalString("created") ?? "", source: try root.optionalString("source") ?? "",
       plan: try root.optionalString("plan") ?? "",
       referenceTemperature_c: try root.optionalDouble("reference_temp_c", in: .temperature_c) ?? 25, cells: cells,
-      result: result, fit: fit, coupling: coupling, checks: checks)
+      result: result, fit: fit, coupling: coupling, contact: contact, checks: checks)
   }
 }
 

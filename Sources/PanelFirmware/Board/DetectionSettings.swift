@@ -5,7 +5,11 @@ import ForceCore
 public struct DetectionSettings: Sendable, Equatable {
   public var touchOn_n = 0.08
   public var touchOff_n = 0.05
-  public var debounceFrames = 3
+  public var debounceFrames = 2
+  /// The touch thresholds against the panel's measured noise, in standard
+  /// deviations of a contact's force (the absolute ones stay the floors).
+  public var noiseOn = 4.5
+  public var noiseOff = 3.0
   public var maxOn_s = 20.0
   public var holdAfterRelease_s = 2.0
   public var driftUp_s = 4.0
@@ -19,16 +23,21 @@ public struct DetectionSettings: Sendable, Equatable {
   /// The keys `[detection]` may hold.
   public static let keys = [
     "touch_on_n", "touch_off_n", "debounce_frames", "max_on_s", "hold_s", "drift_up_s",
-    "drift_down_s", "cell_floor_n", "spike_filter", "interpolation",
+    "drift_down_s", "cell_floor_n", "spike_filter", "interpolation", "noise_on", "noise_off",
   ]
 
-  func coreConfiguration(rate_hz: Int, maxTouches: Int) -> CoreConfiguration {
+  /// - Parameter maxForce_n: the panel's maximumPossibleForce in newtons: a
+  ///   cell's force cannot change by twice that in one frame (`maxStep`).
+  func coreConfiguration(rate_hz: Int, maxTouches: Int, maxForce_n: Double) -> CoreConfiguration {
     var c = CoreConfiguration()
+    c.maxStep = Force_mN(newtons: 2 * maxForce_n)
     c.frameRate_hz = rate_hz
     c.touchOn = Force_mN(newtons: touchOn_n)
     c.touchOff = Force_mN(newtons: touchOff_n)
     c.debounceOn = debounceFrames
     c.debounceOff = debounceFrames
+    c.noiseOn_Q8 = Int32((noiseOn * 256).rounded())
+    c.noiseOff_Q8 = Int32((noiseOff * 256).rounded())
     c.maxOn_ms = DetectionSettings.milliseconds(maxOn_s)
     c.holdAfterRelease_ms = DetectionSettings.milliseconds(holdAfterRelease_s)
     c.driftUp_ms = DetectionSettings.milliseconds(driftUp_s)

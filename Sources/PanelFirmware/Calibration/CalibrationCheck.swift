@@ -41,11 +41,104 @@ public struct FitSummary: Sendable, Equatable {
   public var placements: Int
   /// RMS residual, % of the largest load.
   public var residual_pct: Double
-  public init(model: String, spread_mm: Double?, placements: Int, residual_pct: Double) {
+  /// Grid: the spreading model kept, "boussinesq" (a layer `spread_mm`
+  /// deep) or "profile" (learnt: `profile`, `g` every `profileStep_mm`).
+  public var kernel: String?
+  public var profile: [Double]?
+  public var profileStep_mm: Double?
+  public init(
+    model: String, spread_mm: Double?, placements: Int, residual_pct: Double, kernel: String? = nil,
+    profile: [Double]? = nil, profileStep_mm: Double? = nil
+  ) {
     self.model = model
     self.spread_mm = spread_mm
     self.placements = placements
     self.residual_pct = residual_pct
+    self.kernel = kernel
+    self.profile = profile
+    self.profileStep_mm = profileStep_mm
+  }
+}
+
+/// How a grid's contacts take their force (from the calibration's
+/// spreading model): the cells within `radius` cells of a peak, their sum
+/// times `captureScale + captureSlope * d^2` (the inverse of the share of a
+/// press they carry, `d` the press's distance from the peak cell's centre
+/// in pitches).
+///
+/// Two peaks two cells apart are one contact when the cell between them
+/// holds `mergeSaddle` of the smaller (0: the board's `merge_saddle`): on
+/// a wide spreading, two fingers two pitches apart leave a high saddle, so
+/// the rule is set halfway between that saddle and a flat top (1).
+public struct ContactModel: Sendable, Equatable {
+  public var radius: Int
+  public var captureScale: Double
+  public var captureSlope: Double
+  public var mergeSaddle: Double
+  public init(radius: Int, captureScale: Double, captureSlope: Double = 0, mergeSaddle: Double = 0) {
+    self.radius = radius
+    self.captureScale = captureScale
+    self.captureSlope = captureSlope
+    self.mergeSaddle = mergeSaddle
+  }
+
+  /// The model for a spreading whose cell at (`dx`, `dy`) mm from a press
+  /// takes `weight(dx, dy)` of it (unnormalised), on an unbounded grid of
+  /// `pitch`: the smallest radius (1 ... 3 cells) whose cells carry at
+  /// least 95 % of a press wherever in its cell it lands (fewer cells, less
+  /// noise in the sum), and the inverse share fitted as `a + b d^2` over
+  /// where in the cell the press lands (least squares).
+  public static func fit(pitch: Double, reach: Int, weight: (Double, Double) -> Double) -> ContactModel {
+    let samples = 8
+    var offsets: [(d2: Double, shares: [Double])] = []
+    for a in 0..<samples {
+      for b in 0..<samples {
+        let u = (Double(a) + 0.5) / Double(samples) - 0.5
+        let v = (Double(b) + 0.5) / Double(samples) - 0.5
+        var near = [Double](repeating: 0, count: 4)
+        var all = 0.0
+        for dc in -reach...reach {
+          for dr in -reach...reach {
+            let w = weight((Double(dc) - u) * pitch, (Double(dr) - v) * pitch)
+            all += w
+            for r in 1...3 where abs(dc) <= r && abs(dr) <= r { near[r] += w }
+          }
+        }
+        offsets.append((u * u + v * v, near.map { all > 0 ? $0 / all : 1 }))
+      }
+    }
+    var radius = 3
+    for r in 1...3 where offsets.allSatisfy({ $0.shares[r] >= 0.95 }) {
+      radius = r
+      break
+    }
+    // 1 / share = a + b d^2, least squares.
+    var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
+    for o in offsets {
+      let y = 1 / max(o.shares[radius], 0.5)
+      n += 1
+      sx += o.d2
+      sy += y
+      sxx += o.d2 * o.d2
+      sxy += o.d2 * y
+    }
+    let det = n * sxx - sx * sx
+    let b = det > 0 ? (n * sxy - sx * sy) / det : 0
+    let a = (sy - b * sx) / n
+    // Two equal presses on cell centres two pitches apart: the cell
+    // between them against each peak.
+    let peak = weight(0, 0) + weight(2 * pitch, 0)
+    let twoPresses = peak > 0 ? 2 * weight(pitch, 0) / peak : 0
+    let merge = twoPresses > 0.4 ? min((twoPresses + 1) / 2, 0.95) : 0
+    return ContactModel(
+      radius: radius, captureScale: min(max(a, 0.5), 4), captureSlope: min(max(b, -4), 4), mergeSaddle: merge)
+  }
+
+  /// The model for a learnt spreading profile.
+  public static func from(_ profile: SpreadProfile) -> ContactModel {
+    fit(pitch: profile.pitch_mm, reach: SpreadProfile.reach + 1) { dx, dy in
+      profile.g((dx * dx + dy * dy).squareRoot())
+    }
   }
 }
 

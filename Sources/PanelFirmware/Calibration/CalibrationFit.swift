@@ -12,17 +12,24 @@
 ///   three equations per placement for all cells together. No assumption
 ///   about how the supports share the load (their stiffness) is needed.
 /// - Grid (spreading): each cell must carry its share of the load under the
-///   overlay's Boussinesq spreading (`LoadSharing`), one equation per cell
-///   and placement; the depth of the spreading layer is fitted too (golden
-///   section on the residual).
+///   overlay's spreading, one equation per cell and placement. The
+///   spreading is learnt with the gains: first the depth of a Boussinesq
+///   layer (golden section on the residual), then, from there, a free
+///   radial profile (`SpreadProfile`) fitted alternately with the cells'
+///   gains; the profile is kept when it explains the session better.
 public struct CalibrationFit: Sendable {
   public enum Model: String, Sendable {
     case rigidPlate = "rigid-plate"
     case gridSpreading = "grid-spreading"
   }
   public var model: Model
-  /// Grid: the fitted depth of the spreading layer, mm.
+  /// Grid: the fitted depth of the Boussinesq layer the fit started from, mm.
   public var spread_mm: Double?
+  /// Grid: the spreading the fit kept (`SpreadProfile`): the Boussinesq
+  /// layer's own profile, or a learnt one.
+  public var profile: SpreadProfile?
+  /// Grid: whether `profile` was learnt (false: the Boussinesq layer's).
+  public var learnt = false
   public var u: [Double]
   public var v: [Double]
   public var w: [Double]
@@ -193,8 +200,39 @@ public struct CalibrationFit: Sendable {
     let loads = gridLoads(placements, board: board, pitch: pitch, depth: depth)
     guard let cells = fitGridCells(placements, loads: loads, n: n, temperature: temperature, excluded: excluded)
     else { return nil }
-    return CalibrationFit(
+    var fit = CalibrationFit(
       model: .gridSpreading, spread_mm: depth, u: cells.u, v: cells.v, w: cells.w, excluded: excluded, coupling: nil)
+    fit.profile = SpreadProfile.boussinesq(depth: depth, pitch: pitch)
+    fit.learnProfile(placements, board: board, temperature: temperature, sse: cells.sse)
+    return fit
+  }
+
+  /// Alternating least squares from the Boussinesq layer's profile: the
+  /// profile that best explains the cells' calibrated forces, then the
+  /// gains for its loads, and again, while the residual falls by more than
+  /// half a percent; the result is kept when its residual is below the
+  /// Boussinesq fit's.
+  mutating func learnProfile(_ placements: [Placement], board: Board, temperature: Bool, sse boussinesq: Double) {
+    guard var profile else { return }
+    let n = board.cellCount
+    var best = (sse: boussinesq, u: u, v: v, w: w, profile: profile)
+    for _ in 0..<12 {
+      let forces = placements.map { p in (0..<n).map { force($0, p.deltas[$0], p.dT) } }
+      guard let next = profile.refined(forces: forces, placements: placements, cells: board.cells, excluded: excluded)
+      else { break }
+      profile = next
+      let loads = placements.map { next.loads(force: $0.force_n, x: $0.x_mm, y: $0.y_mm, cells: board.cells) }
+      guard let cells = CalibrationFit.fitGridCells(
+        placements, loads: loads, n: n, temperature: temperature, excluded: excluded)
+      else { break }
+      (u, v, w) = (cells.u, cells.v, cells.w)
+      let improved = cells.sse < best.sse * 0.995
+      if cells.sse < best.sse { best = (cells.sse, cells.u, cells.v, cells.w, next) }
+      if !improved { break }
+    }
+    (u, v, w) = (best.u, best.v, best.w)
+    self.profile = best.profile
+    learnt = best.sse < boussinesq
   }
 
   /// Each cell's modelled load in every placement: the spreading model on a
@@ -202,6 +240,9 @@ public struct CalibrationFit: Sendable {
   /// position (exact for a rigid plate on springs) to the calibrated forces.
   func modelLoads(_ placements: [Placement], board: Board) -> [[Double]] {
     let n = board.cellCount
+    if board.grid != nil, learnt, let profile {
+      return placements.map { profile.loads(force: $0.force_n, x: $0.x_mm, y: $0.y_mm, cells: board.cells) }
+    }
     if let grid = board.grid, let depth = spread_mm {
       return CalibrationFit.gridLoads(placements, board: board, pitch: grid.pitch_mm, depth: depth)
     }

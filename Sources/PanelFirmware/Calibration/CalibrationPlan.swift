@@ -65,10 +65,13 @@ public struct CalibrationStep: Sendable, Equatable {
 
 /// The pass/fail limits of a calibration (the plan's `[limits]`).
 public struct CalibrationLimits: Sendable, Equatable {
-  /// Noise of each cell, one standard deviation, newtons.
-  public var noise_n = 0.005
-  /// Terminal non-linearity of each cell, % of its full-scale output.
-  public var nonlinearity_pct = 0.5
+  /// Noise of each cell, one standard deviation, newtons; nil: the
+  /// board's own (`noiseLimit(board:)`).
+  public var noise_n: Double?
+  /// Terminal non-linearity of each cell before its correction, % of its
+  /// full-scale output (the calibration corrects a quadratic one; the
+  /// envelope of panels it is proved on reaches 2 %).
+  public var nonlinearity_pct = 2.0
   /// Difference between loading and unloading at the same load, % of full scale.
   public var hysteresis_pct = 0.2
   /// Zero after loading minus the tare, % of full scale.
@@ -101,13 +104,23 @@ public struct CalibrationLimits: Sendable, Equatable {
 
   /// The limits as key-value pairs, in file order (for writing sessions).
   var entries: [(String, Double)] {
-    [
-      ("noise_n", noise_n), ("nonlinearity_pct", nonlinearity_pct), ("hysteresis_pct", hysteresis_pct),
+    (noise_n.map { [("noise_n", $0)] } ?? []) + [
+      ("nonlinearity_pct", nonlinearity_pct), ("hysteresis_pct", hysteresis_pct),
       ("zero_return_pct", zeroReturn_pct), ("creep_pct", creep_pct), ("fit_residual_pct", fitResidual_pct),
       ("step_error_pct", stepError_pct), ("sensitivity_spread_pct", sensitivitySpread_pct),
       ("force_error_pct", forceError_pct), ("force_floor_n", forceFloor_n), ("force_error_n", forceError_n),
       ("position_rms_mm", positionRMS_mm), ("position_max_mm", positionMax_mm),
     ]
+  }
+
+  /// The noise limit on `board`: the plan's `noise_n`, or else the most
+  /// noise a cell can have and still support the board's touch threshold
+  /// (its noise alone, at `noise_on` standard deviations, stays below
+  /// `touch_on_n`), and at least 5 mN.
+  public func noiseLimit(board: Board) -> Double {
+    if let noise_n { return noise_n }
+    let d = board.detection
+    return max(0.005, d.noiseOn > 0 ? d.touchOn_n / d.noiseOn : d.touchOn_n)
   }
 
   mutating func set(_ key: String, _ value: Double) {

@@ -106,7 +106,7 @@ public enum Certificate {
     h += "Grey: the same gain without the linearity correction (clipped at the edge when beyond the scale). NL: terminal non-linearity over the cell's range.</figcaption></figure>\n"
 
     h += "<h2>Noise per cell</h2>\n<figure>" + noisePlot(r) + "<figcaption>"
-    h += "One standard deviation of each cell at the tare, in millinewtons; dashed: the limit (\(Format.short(limits.noise_n * 1000)) mN).</figcaption></figure>\n"
+    h += "One standard deviation of each cell at the tare, in millinewtons; dashed: the limit (\(Format.short(limits.noiseLimit(board: r.board) * 1000)) mN).</figcaption></figure>\n"
 
     if let c = r.creep {
       h += "<h2>Creep</h2>\n<figure>" + creepPlot(c) + "<figcaption>"
@@ -359,7 +359,7 @@ public enum Certificate {
 
   /// Noise per cell, mN, with the limit.
   static func noisePlot(_ r: CalibrationResult) -> String {
-    let limit = r.session.limits.noise_n * 1000
+    let limit = r.session.limits.noiseLimit(board: r.board) * 1000
     let values = r.cells.map { $0.noise_n.isFinite ? $0.noise_n * 1000 : 0 }
     let top = max(limit * 1.15, (values.max() ?? 0) * 1.1)
     let left = 50.0

@@ -1,5 +1,39 @@
 /// Small dense linear least squares (Householder QR) for the calibration fit.
 enum LeastSquares {
+  /// The `x` solving the normal equations `n x = b` (`n` symmetric), by
+  /// Gaussian elimination with partial pivoting. Nil when `n` is singular.
+  static func solveNormal(_ n: [[Double]], _ b: [Double]) -> [Double]? {
+    let size = b.count
+    guard n.count == size else { return nil }
+    var a = n
+    var r = b
+    var largest = 0.0
+    for row in a { for v in row { largest = max(largest, abs(v)) } }
+    guard largest > 0 else { return nil }
+    for col in 0..<size {
+      var pivot = col
+      for i in (col + 1)..<max(size, col + 1) where abs(a[i][col]) > abs(a[pivot][col]) { pivot = i }
+      guard abs(a[pivot][col]) > 1e-14 * largest else { return nil }
+      if pivot != col {
+        a.swapAt(pivot, col)
+        r.swapAt(pivot, col)
+      }
+      for i in (col + 1)..<max(size, col + 1) {
+        let f = a[i][col] / a[col][col]
+        guard f != 0 else { continue }
+        for j in col..<size { a[i][j] -= f * a[col][j] }
+        r[i] -= f * r[col]
+      }
+    }
+    var x = [Double](repeating: 0, count: size)
+    for i in stride(from: size - 1, through: 0, by: -1) {
+      var s = r[i]
+      for j in (i + 1)..<max(size, i + 1) { s -= a[i][j] * x[j] }
+      x[i] = s / a[i][i]
+    }
+    return x
+  }
+
   /// The `x` minimising |A x - b|, `a` given row by row. Columns are scaled
   /// to unit length first (counts and counts squared differ by orders of
   /// magnitude); a column of zeros gets x = 0. Nil when the columns are

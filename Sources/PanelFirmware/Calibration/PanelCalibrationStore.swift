@@ -75,7 +75,8 @@ public struct PanelCalibrationStore: Sendable {
     _ record: CalibrationRecord, board: Board, on bus: inout some I2CBus, clock: inout some MonotonicClock
   ) throws(PanelStoreError) -> UInt32 {
     if record.result == "fail" { throw .record(.failedCalibration) }
-    let size = PanelRecordCodec.size(cells: record.cells.count, coupling: record.coupling != nil)
+    let size = PanelRecordCodec.size(
+      cells: record.cells.count, coupling: record.coupling != nil, contact: record.contact != nil)
     if size > copySize { throw .record(.tooLarge(size, room: copySize)) }
     // Which copy holds what now.
     var sequences: [Int: UInt32] = [:]

@@ -15,11 +15,15 @@
 ///     16      4      CRC-32 of the board's name
 ///     20      20     serial number (UTF-8, zero-padded)
 ///     40      2      reference temperature, 1/256 degC (signed)
-///     42      1      flags: bit 0 = coupling matrix follows the cells
+///     42      1      flags: bit 0 = coupling matrix follows the cells,
+///                    bit 1 = contact model follows (grids)
 ///     43      1      0
 ///     44      20 n   per cell, Float32: offset (counts), gain (counts/N),
 ///                    linearity (1/N), tcZero (counts/degC), tcSpan (1/degC)
 ///     ..      4 n n  coupling matrix, Float32, row-major (with flag bit 0)
+///     ..      8      contact model (with flag bit 1): capture scale Float32,
+///                    radius (cells) UInt8, capture slope Int16 (Q12),
+///                    merge saddle UInt8 (/255, 0 = the board's)
 ///     end-4   4      CRC-32 (IEEE) of every byte before it
 ///
 /// A 24C02 (256 bytes, two copies of 128) holds a 4-cell plate; a 24C32
@@ -31,8 +35,8 @@ public enum PanelRecordCodec {
   public static let serialSize = 20
 
   /// Bytes of a copy for `cells` cells.
-  public static func size(cells: Int, coupling: Bool) -> Int {
-    headerSize + 20 * cells + (coupling ? 4 * cells * cells : 0) + 4
+  public static func size(cells: Int, coupling: Bool, contact: Bool = false) -> Int {
+    headerSize + 20 * cells + (coupling ? 4 * cells * cells : 0) + (contact ? 8 : 0) + 4
   }
 
   /// Why a record cannot be put on the panel, or a copy cannot be used.
@@ -74,18 +78,20 @@ public enum PanelRecordCodec {
     let serial = Array(record.serial.utf8)
     if serial.count > serialSize { throw .serialTooLong(record.serial) }
     let coupling = record.coupling
+    let contact = record.contact
+    let length = size(cells: n, coupling: coupling != nil, contact: contact != nil)
     var b: [UInt8] = []
-    b.reserveCapacity(size(cells: n, coupling: coupling != nil))
+    b.reserveCapacity(length)
     b += magic
     b.append(layoutVersion)
     b.append(UInt8(truncatingIfNeeded: n))
-    put16(&b, UInt16(size(cells: n, coupling: coupling != nil)))
+    put16(&b, UInt16(length))
     put32(&b, sequence)
     put32(&b, UInt32(truncatingIfNeeded: epoch(record.created)))
     put32(&b, CRC32.checksum(board.name.utf8))
     b += serial + [UInt8](repeating: 0, count: serialSize - serial.count)
     put16(&b, UInt16(bitPattern: Int16(saturating: (record.referenceTemperature_c * 256).rounded())))
-    b.append(coupling == nil ? 0 : 1)
+    b.append((coupling == nil ? 0 : 1) | (contact == nil ? 0 : 2))
     b.append(0)
     for c in record.cells {
       for v in [c.offset_counts, c.gain_counts_per_n, c.linearity_per_n, c.tcZero_counts_per_c, c.tcSpan_per_c] {
@@ -93,6 +99,12 @@ public enum PanelRecordCodec {
       }
     }
     if let coupling { for row in coupling { for v in row { put32(&b, Float(v).bitPattern) } } }
+    if let contact {
+      put32(&b, Float(contact.captureScale).bitPattern)
+      b.append(UInt8(clamping: contact.radius))
+      put16(&b, UInt16(bitPattern: Int16(clamping: Int((min(max(contact.captureSlope, -4), 4) * 4096).rounded()))))
+      b.append(UInt8(clamping: Int((min(max(contact.mergeSaddle, 0), 1) * 255).rounded())))
+    }
     put32(&b, CRC32.checksum(b))
     return b
   }
@@ -107,7 +119,10 @@ public enum PanelRecordCodec {
     let n = Int(b[5])
     let length = Int(get16(b, 6))
     let hasCoupling = b[42] & 1 != 0
-    guard length == size(cells: n, coupling: hasCoupling), length <= b.count else { return .failure(.length(length)) }
+    let hasContact = b[42] & 2 != 0
+    guard length == size(cells: n, coupling: hasCoupling, contact: hasContact), length <= b.count else {
+      return .failure(.length(length))
+    }
     let stated = get32(b, length - 4)
     let computed = CRC32.checksum(b[0..<(length - 4)])
     guard stated == computed else { return .failure(.crc(stated: stated, computed: computed)) }
@@ -132,9 +147,16 @@ public enum PanelRecordCodec {
       let base = headerSize + 20 * n
       coupling = (0..<n).map { i in (0..<n).map { j in float(base + 4 * (i * n + j)) } }
     }
+    var contact: ContactModel?
+    if hasContact {
+      let at = headerSize + 20 * n + (hasCoupling ? 4 * n * n : 0)
+      contact = ContactModel(
+        radius: max(1, min(8, Int(b[at + 4]))), captureScale: min(max(float(at), 0.5), 4),
+        captureSlope: Double(Int16(bitPattern: get16(b, at + 5))) / 4096, mergeSaddle: Double(b[at + 7]) / 255)
+    }
     let record = CalibrationRecord(
       board: board.name, serial: serial, created: UTCDate.format(time_t(get32(b, 12))), source: "panel",
-      referenceTemperature_c: reference, cells: cells, result: "pass", coupling: coupling)
+      referenceTemperature_c: reference, cells: cells, result: "pass", coupling: coupling, contact: contact)
     return .success((record, get32(b, 8)))
   }
 

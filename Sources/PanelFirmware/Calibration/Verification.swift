@@ -16,7 +16,7 @@ enum Verification {
     for i in steps {
       guard let seed = (0..<i).last(where: { !data[$0].step.isLoaded }) else { continue }
       var pipeline = ForcePipeline(
-        geometry: board.geometry, calibration: calibration, configuration: board.coreConfiguration,
+        geometry: board.geometry, calibration: calibration, configuration: record.coreConfiguration(board: board),
         coupling: record.coreCoupling)
       var frame = RawFrame(cellCount: board.cellCount)
       var source = try RecordingFrontEnd(path: session.path(of: data[seed].step), board: board)

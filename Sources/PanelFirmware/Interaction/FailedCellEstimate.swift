@@ -27,9 +27,14 @@ public struct FailedCellEstimate: Sendable {
   let columns: Int
   let rows: Int
   let reach_um: Int64
-  var finder: ContactFinder
+  /// The core's own contact finder (its configuration comes with the
+  /// pipeline: the calibration's contact model), made at the first use.
+  var finder: ContactFinder?
   var image: CellArray<Force_mN> = CellArray(repeating: .zero)
   var failed: CellArray<Bool> = CellArray(repeating: false)
+  /// The core's noise map, taken with the image (the estimated cell keeps
+  /// its own noise: a contact on it is judged as the core would).
+  var noise: NoiseMap
   public private(set) var contacts = ContactList()
   /// Cells estimated in the last frame.
   public private(set) var estimated = 0
@@ -47,7 +52,7 @@ public struct FailedCellEstimate: Sendable {
     columns = board.grid?.columns ?? 0
     rows = board.grid?.rows ?? 0
     reach_um = Int64(Length_um(millimetres: 1.5 * (board.grid?.pitch_mm ?? 0)).rawValue)
-    finder = ContactFinder(geometry: board.geometry, configuration: board.coreConfiguration)
+    noise = NoiseMap(cellFloor: board.coreConfiguration.cellFloor)
   }
 
   /// The frame's contacts: the core's, or, when `health` saw cells at their
@@ -56,6 +61,7 @@ public struct FailedCellEstimate: Sendable {
     estimated = 0
     guard health.railedCells > 0, pipeline.outcome == .measured else { return pipeline.contacts }
     image = pipeline.image
+    noise = pipeline.noise
     for k in 0..<cellCount {
       failed[k] = health.isRailed(k)
       if failed[k] { estimated += 1 }
@@ -63,7 +69,8 @@ public struct FailedCellEstimate: Sendable {
     for k in 0..<cellCount where failed[k] {
       image[k] = columns == 0 ? planeEstimate(of: k) : neighbourEstimate(of: k)
     }
-    finder.find(&image, into: &contacts)
+    if finder == nil { finder = ContactFinder(geometry: pipeline.geometry, configuration: pipeline.configuration) }
+    finder!.find(&image, noise: &noise, into: &contacts)
     return contacts
   }
 

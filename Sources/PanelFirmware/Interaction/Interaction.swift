@@ -142,6 +142,7 @@ public struct Interaction: Sendable {
         slots[s] = PressState(
           id: t.id, x: t.x.rawValue, y: t.y.rawValue, t_us: now, item: item, traits: regions.traits(of: item),
           holdMode: holdMode)
+        slots[s].originNoise = t.positionNoise.rawValue
       }
       var progress: UInt16 = 0
       if t.phase.isFinal {
@@ -151,7 +152,8 @@ public struct Interaction: Sendable {
         continue
       }
       progress = slots[s].step(
-        x: t.x.rawValue, y: t.y.rawValue, force: t.force.rawValue, t_us: now, rules: rules, report: &report)
+        x: t.x.rawValue, y: t.y.rawValue, noise: t.positionNoise.rawValue, force: t.force.rawValue, t_us: now,
+        rules: rules, report: &report)
       report.setInteraction(stage: slots[s].stage, progress_milli: progress, item: slots[s].item, at: i)
     }
   }

@@ -9,6 +9,9 @@ struct PressRules: Sendable {
   /// Squared distances, um^2.
   var dragSlop2: Int64
   var holdSlop2: Int64
+  /// A position must be this certain (spread, um: half the drag slop) to
+  /// anchor the touch-down point.
+  var anchorNoise: Int32
   var swipeUp_um: Int32
   var longPress_us: Int64
 
@@ -19,6 +22,7 @@ struct PressRules: Sendable {
     let hold = Int64(Length_um(millimetres: s.longPressSlop_mm).rawValue)
     dragSlop2 = drag * drag
     holdSlop2 = hold * hold
+    anchorNoise = Int32(truncatingIfNeeded: drag / 2)
     swipeUp_um = Length_um(millimetres: s.swipeUp_mm).rawValue
     longPress_us = Saturating.int64(rounding: s.longPress_s * 1e6)
   }
@@ -39,9 +43,11 @@ struct PressRules: Sendable {
 /// - Moving beyond the drag slop before peek makes the touch a drag: stage
 ///   none, no deep stages until lift (NSEvent's deep-click drag rule).
 ///   Movement is measured from where the touch was when its force first
-///   reached the anchor force (half an average touch); before that, a
-///   light contact's position is noisy (its error grows as 1/force), so
-///   only moving twice the slop from the touch-down point counts.
+///   reached the anchor force (half an average touch) with its position
+///   known within half the slop; before that, a light contact's position
+///   is noisy (its error grows as 1/force), so only moving twice the slop
+///   from the touch-down point counts. Every slop is widened by three
+///   spreads of the positions compared.
 /// - While peeking, moving up by `swipeUp` reveals the quick actions.
 /// - Lifting while peeking raises `peek_cancelled`; lifting once the quick
 ///   actions are revealed raises `peek_actions_kept` instead: the preview
@@ -67,7 +73,12 @@ struct PressState: Sendable {
   var originY: Int32 = 0
   var lastX: Int32 = 0
   var lastY: Int32 = 0
+  var lastNoise: Int32 = 0
   var peekY: Int32 = 0
+  /// The position's spread (um) where the origin and the peek were taken:
+  /// movement is judged against it and the current one.
+  var originNoise: Int32 = 0
+  var peekNoise: Int32 = 0
   var down_us: Int64 = 0
   /// The origin was re-anchored at a confident force.
   var anchored = false
@@ -120,11 +131,16 @@ struct PressState: Sendable {
 
   /// One frame of an active touch (not its last). Appends events to `report`
   /// and returns the progress in thousandths.
+  /// `noise` is the position's spread (um, one standard deviation): a
+  /// movement counts beyond a slop only when it is also beyond three
+  /// spreads of the two positions it is measured between, so a still
+  /// press on a noisy panel is never a drag.
   mutating func step(
-    x: Int32, y: Int32, force: Int32, t_us: Int64, rules: PressRules, report: inout FrameReport
+    x: Int32, y: Int32, noise: Int32, force: Int32, t_us: Int64, rules: PressRules, report: inout FrameReport
   ) -> UInt16 {
     lastX = x
     lastY = y
+    lastNoise = noise
     let dx = Int64(x) - Int64(originX)
     let dy = Int64(y) - Int64(originY)
     var d2 = dx * dx + dy * dy
@@ -132,24 +148,26 @@ struct PressState: Sendable {
     var scale: Int64 = 4
     if anchored {
       scale = 1
-    } else if force >= rules.thresholds.anchor && !holdBroken && !dragging {
+    } else if force >= rules.thresholds.anchor && noise <= rules.anchorNoise && !holdBroken && !dragging {
       anchored = true
       scale = 1
       originX = x
       originY = y
+      originNoise = noise
       d2 = 0
     }
-    if d2 > rules.holdSlop2 * scale { holdBroken = true }
+    let spread = PressState.spread(originNoise, noise)
+    if PressState.beyond(d2, rules.holdSlop2 * scale, spread) { holdBroken = true }
     var progress: UInt16 = 0
     if !holdMode {
-      if stage < .peek && !dragging && d2 > rules.dragSlop2 * scale {
+      if stage < .peek && !dragging && PressState.beyond(d2, rules.dragSlop2 * scale, spread) {
         dragging = true
         stage = .none
         armHint = 0
         armPeek = 0
         armPop = 0
       }
-      progress = stepForce(y: y, force: force, rules: rules, report: &report)
+      progress = stepForce(y: y, noise: noise, force: force, rules: rules, report: &report)
     }
     // Touch-and-hold: the fallback, and edit menus in either mode.
     if let action = holdAction, !held {
@@ -169,7 +187,9 @@ struct PressState: Sendable {
   }
 
   /// The force stages; returns the progress toward the next stage.
-  mutating func stepForce(y: Int32, force f: Int32, rules: PressRules, report: inout FrameReport) -> UInt16 {
+  mutating func stepForce(
+    y: Int32, noise: Int32, force f: Int32, rules: PressRules, report: inout FrameReport
+  ) -> UInt16 {
     let th = rules.thresholds
     let deepest = dragging ? Stage.none : traits.deepestStage
     if stage == .pop { return 1000 }
@@ -188,6 +208,7 @@ struct PressState: Sendable {
     if target > stage {
       if stage < .peek && target >= .peek {
         peekY = y
+        peekNoise = noise
         let action = pressAction
         if action == .livePhoto { playing = true }
         if action == .peek { peekShown = true }
@@ -200,7 +221,7 @@ struct PressState: Sendable {
     }
     // While peeking, an upward swipe reveals the quick actions.
     if stage == .peek && !actionsShown && traits.contains(.peek) && traits.contains(.quickActions)
-      && Int64(peekY) - Int64(y) >= Int64(rules.swipeUp_um)
+      && Int64(peekY) - Int64(y) >= Int64(rules.swipeUp_um) + 3 * PressState.spread(peekNoise, noise)
     {
       actionsShown = true
       report.append(TouchEvent(kind: .quickActions, touch: id, item: item, origin: .peek))
@@ -211,6 +232,21 @@ struct PressState: Sendable {
     let upper = Int64(th.on(Stage(rawValue: stage.rawValue + 1) ?? .pop))
     let p = (Int64(f) - lower) * 1000 / max(1, upper - lower)
     return UInt16(min(1000, max(0, p)))
+  }
+
+  /// The spread of the distance between two positions of spreads `a` and
+  /// `b` (um): sqrt(a^2 + b^2).
+  @inline(__always)
+  static func spread(_ a: Int32, _ b: Int32) -> Int64 {
+    FixedMath.squareRoot(Int64(a) * Int64(a) + Int64(b) * Int64(b))
+  }
+
+  /// Whether a squared distance `d2` (um^2) lies beyond a slop of square
+  /// `slop2` plus three spreads `spread` (um).
+  @inline(__always)
+  static func beyond(_ d2: Int64, _ slop2: Int64, _ spread: Int64) -> Bool {
+    let r = FixedMath.squareRoot(slop2) + 3 * spread
+    return d2 > r * r
   }
 
   /// Counts the frames a stage has been armed: a frame at or above `on`
@@ -258,6 +294,7 @@ struct PressState: Sendable {
     armPop = 0
     originX = lastX
     originY = lastY
+    originNoise = lastNoise
     anchored = true
     down_us = t_us
     holdBroken = false

@@ -41,7 +41,7 @@ public final class ScanLoop<Source: FrontEnd> {
     self.source = source
     self.pipeline = ForcePipeline(
       geometry: board.geometry, calibration: calibration.coreCalibration,
-      configuration: board.coreConfiguration, coupling: calibration.coreCoupling)
+      configuration: calibration.coreConfiguration(board: board), coupling: calibration.coreCoupling)
     self.tracker = Tracker(settings: TrackerSettings(board: board))
     self.interaction = Interaction(board: board, regions: regions, calibrated: !calibration.isNominal)
     self.frame = RawFrame(cellCount: board.cellCount)

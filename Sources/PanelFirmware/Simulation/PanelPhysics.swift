@@ -144,11 +144,18 @@ public struct PanelPhysics {
     frame.valid = true
   }
 
-  /// The calibration that matches these cells exactly.
+  /// The calibration that matches these cells exactly (on a grid, with
+  /// the contact model of the overlay's true spreading).
   public func trueCalibration(board: Board, created: String) -> CalibrationRecord {
-    CalibrationRecord(
+    var contact: ContactModel?
+    if case .grid(_, let pitch, let kernel) = sharing.model {
+      contact = ContactModel.fit(pitch: pitch, reach: 6) { dx, dy in
+        LoadSharing.weight(CellPosition(x_mm: dx, y_mm: dy), pitch: pitch, kernel: kernel, x: 0, y: 0)
+      }
+    }
+    return CalibrationRecord(
       board: board.name, serial: parameters.serial, created: created, source: "simulator",
-      referenceTemperature_c: 25, cells: cells.map(\.calibration))
+      referenceTemperature_c: 25, cells: cells.map(\.calibration), contact: contact)
   }
 }
 

@@ -191,6 +191,8 @@ public struct MonitorSink: FrameSink {
     }
     screen.append("\u{1B}[0m max")
     endLine()
+    // The touch threshold in effect: the board's, or the measured noise's.
+    label(8, c, "touch on N", value: ReportUnits.millinewtons(loop.pipeline.effectiveThresholds.on), decimals: 3)
     let f = loop.source.health
     let h = loop.pipeline.health
     at(9, c)

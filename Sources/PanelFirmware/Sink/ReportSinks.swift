@@ -20,7 +20,7 @@ public struct NDJSONSink<Output: MessageOutput>: FrameSink {
   public private(set) var oversized: UInt64 = 0
 
   public init(output: Output, board: Board, idle: Bool = false, image: Bool = false) {
-    let imageBytes = image ? 32 + NDJSONEncoder.imageBytesPerCell * Capacity.cells : 0
+    let imageBytes = image ? 96 + 2 * NDJSONEncoder.imageBytesPerCell * Capacity.cells : 0
     self.init(output: output, board: board, idle: idle, image: image, lineBytes: NDJSONEncoder.maxLineBytes + imageBytes)
   }
 
@@ -41,6 +41,9 @@ public struct NDJSONSink<Output: MessageOutput>: FrameSink {
     encoder.encode(&loop.report, into: line)
     if image {
       encoder.appendImage(loop.pipeline.image.span, cellCount: loop.pipeline.cellCount, to: line)
+      encoder.appendNoise(
+        loop.pipeline.noise.sigma.span, cellCount: loop.pipeline.cellCount,
+        thresholds: loop.pipeline.effectiveThresholds, to: line)
     }
     guard !line.overflowed else {
       oversized += 1

@@ -14,6 +14,14 @@ public struct TrackerSettings: Sendable {
   public var gate: Length_um
   /// Movement below this since the last `moved` reports `stationary`.
   public var moveThreshold: Length_um
+  /// The touch thresholds against the noise: a contact's `snr_Q8` at or
+  /// above `noiseOn` starts (and confirms) a touch, at or below
+  /// `noiseOff` counts toward its release (Q8 standard deviations).
+  public var noiseOn_Q8: Int32
+  public var noiseOff_Q8: Int32
+  /// The spread a smoothed position is brought down to (its exponential
+  /// average follows a contact whose position is noisier more slowly).
+  public var positionTarget: Length_um
   /// Most simultaneous touches.
   public var maxTouches: Int
   /// Consecutive invalid frames after which every touch is cancelled.
@@ -29,6 +37,10 @@ public struct TrackerSettings: Sendable {
     let diagonal = (board.width_mm * board.width_mm + board.height_mm * board.height_mm).squareRoot()
     gate = Length_um(millimetres: board.grid == nil ? diagonal + 1 : max(30, 1.5 * (board.grid?.pitch_mm ?? 20)))
     moveThreshold = Length_um(millimetres: 0.5)
+    let core = board.coreConfiguration
+    noiseOn_Q8 = core.noiseOn_Q8
+    noiseOff_Q8 = core.noiseOff_Q8
+    positionTarget = Length_um(millimetres: 0.25)
     maxTouches = max(1, min(board.interaction.maxTouches, Capacity.contacts))
     invalidLimit = max(1, board.rate_hz / 10)
   }
@@ -45,10 +57,15 @@ public struct TrackedTouch: Sendable, Equatable {
   public var reason: CancelReason
   /// For a touch cancelled as `merged`: the touch its contact merged into.
   public var mergedInto: UInt32
+  /// The spread of the reported (smoothed) position from the panel's
+  /// noise, one standard deviation: movement within a few of these is not
+  /// movement.
+  public var positionNoise: Length_um
   public init(
     id: UInt32, phase: TouchPhase, x: Length_um, y: Length_um, force: Force_mN, reason: CancelReason = .none,
-    mergedInto: UInt32 = 0
+    mergedInto: UInt32 = 0, positionNoise: Length_um = .zero
   ) {
+    self.positionNoise = positionNoise
     self.id = id
     self.phase = phase
     self.x = x
@@ -108,11 +125,14 @@ public struct Tracker: Sendable {
     var phase = TouchPhase.began
     var reason = CancelReason.none
     var mergedInto: UInt32 = 0
+    /// The smoothed position's spread, um, and its variance, um^2.
+    var noise: Int32 = 0
+    var variance: Int64 = 0
 
     var report: TrackedTouch {
       TrackedTouch(
         id: id, phase: phase, x: Length_um(rawValue: x), y: Length_um(rawValue: y), force: force, reason: reason,
-        mergedInto: mergedInto)
+        mergedInto: mergedInto, positionNoise: Length_um(rawValue: noise))
     }
   }
 
@@ -144,7 +164,7 @@ public struct Tracker: Sendable {
   mutating func startCandidates(_ contacts: inout ContactList, except claimed: UInt32) {
     for c in 0..<contacts.count where claimed & (1 << c) == 0 && trackCount < Capacity.contacts {
       let contact = contacts[c]
-      guard contact.force >= settings.touchOn else { continue }
+      guard starts(contact) else { continue }
       var t = Track()
       t.x = contact.x.rawValue
       t.y = contact.y.rawValue
@@ -153,6 +173,13 @@ public struct Tracker: Sendable {
       tracks[trackCount] = t
       trackCount += 1
     }
+  }
+
+  /// Whether a contact is strong enough to start (and confirm) a touch:
+  /// at or above the touch-on force and `noiseOn` standard deviations.
+  @inline(__always)
+  func starts(_ contact: Contact) -> Bool {
+    contact.force >= settings.touchOn && contact.snr_Q8 >= settings.noiseOn_Q8
   }
 
   /// Greedy nearest-pair matching of tracks to contacts within the gate.
@@ -198,8 +225,11 @@ public struct Tracker: Sendable {
     let c = t.matched
     let contact = c >= 0 ? contacts[c] : .none
     if !t.active {
-      // Candidate: needs `debounce` strong frames in a row.
-      guard c >= 0, contact.force >= settings.touchOn else {
+      // Candidate: needs `debounce` strong frames in a row, or one half as
+      // strong again (6.75 deviations of Gaussian noise: about once in
+      // 10^11 frames; a spike does not get here: the core's median and
+      // step hold-off have removed it).
+      guard c >= 0, starts(contact) else {
         t.run = -1  // dropped below
         return
       }
@@ -207,7 +237,9 @@ public struct Tracker: Sendable {
       t.y = contact.y.rawValue
       t.force = contact.force
       t.run += 1
-      if t.run >= settings.debounce && activeCount < settings.maxTouches {
+      let sure = 2 * Int64(contact.force.rawValue) >= 3 * Int64(settings.touchOn.rawValue)
+        && 2 * Int64(contact.snr_Q8) >= 3 * Int64(settings.noiseOn_Q8)
+      if (t.run >= settings.debounce || sure) && activeCount < settings.maxTouches {
         t.active = true
         activeCount += 1
         t.id = nextID
@@ -215,19 +247,23 @@ public struct Tracker: Sendable {
         t.phase = .began
         t.refX = t.x
         t.refY = t.y
+        t.noise = contact.positionNoise.rawValue
+        t.variance = Int64(t.noise) * Int64(t.noise)
         t.run = 0
       }
       return
     }
     if c >= 0 {
-      // Smooth the position in proportion to force: a light contact's
+      // Smooth the position as much as its noise needs: a light contact's
       // position is noisy (its noise grows as 1/F).
-      let scaled = Int64(contact.force.rawValue) * 64 / Int64(max(settings.touchOn.rawValue, 1))
-      let weight = min(256, max(32, scaled))
+      let (weight, variance, spread) = smoothing(contact.positionNoise.rawValue, variance: t.variance)
       t.x = Int32(Int64(t.x) + (((Int64(contact.x.rawValue) - Int64(t.x)) * weight) >> 8))
       t.y = Int32(Int64(t.y) + (((Int64(contact.y.rawValue) - Int64(t.y)) * weight) >> 8))
+      t.noise = spread
+      t.variance = variance
       t.force = contact.force
-      t.run = contact.force <= settings.touchOff ? t.run + 1 : 0
+      let releasing = contact.force <= settings.touchOff || contact.snr_Q8 <= settings.noiseOff_Q8
+      t.run = releasing ? t.run + 1 : 0
     } else {
       t.run += 1
     }
@@ -243,7 +279,8 @@ public struct Tracker: Sendable {
     }
     let dx = Int64(t.x) - Int64(t.refX)
     let dy = Int64(t.y) - Int64(t.refY)
-    let m = Int64(settings.moveThreshold.rawValue)
+    // Moved: beyond the threshold and beyond two spreads of the position.
+    let m = max(Int64(settings.moveThreshold.rawValue), 2 * Int64(t.noise))
     if dx * dx + dy * dy >= m * m {
       t.phase = .moved
       t.refX = t.x
@@ -251,6 +288,34 @@ public struct Tracker: Sendable {
     } else {
       t.phase = .stationary
     }
+  }
+
+  /// The smoothing of a position of spread `noise` (um) into a track
+  /// whose position has `variance` (um^2): the exponential average's weight
+  /// (Q8), the track's new variance, and its spread (um).
+  ///
+  /// The weight brings a steady contact's spread to about `positionTarget`
+  /// (an average of weight w has sqrt(w / (2 - w)) of the spread; at least
+  /// 1/16, 16 frames' lag), and is larger while the track is less certain
+  /// than the contact (the optimal weight P / (P + R), as a Kalman filter
+  /// takes it): a touch that came down light and noisy catches up with its
+  /// firmer positions at once instead of dragging its first error along.
+  /// The variance follows the average (white noise); the spread reported is
+  /// at least half the raw one (the slow part of the noise is not averaged
+  /// out).
+  @inline(__always)
+  func smoothing(_ noise: Int32, variance p: Int64) -> (weight: Int64, variance: Int64, spread: Int32) {
+    let n = min(max(Int64(noise), 0), 1_000_000)  // a metre: no panel is larger
+    let r = max(n * n, 1)
+    let p = min(p, 1_000_000_000_000)
+    let t2 = Int64(settings.positionTarget.rawValue) * Int64(settings.positionTarget.rawValue)
+    let target = min(256, max(16, 512 * t2 / max(r + t2, 1)))
+    let optimal = (256 * p) / max(p + r, 1)
+    let w = min(256, max(target, optimal))
+    let keep = 256 - w
+    let variance = (keep * keep * p + w * w * r) >> 16
+    let spread = max(FixedMath.squareRoot(variance), n / 2)
+    return (w, variance, Int32(truncatingIfNeeded: spread))
   }
 
   /// The id of the active touch, other than track `i`, whose contact this

@@ -37,7 +37,7 @@ extension PanelCtl {
         var writer = ScriptWriter()
         var cells = calibration.coreCalibration
         writer.writeSetup(
-          geometry: board.geometry, calibration: &cells, configuration: board.coreConfiguration,
+          geometry: board.geometry, calibration: &cells, configuration: calibration.coreConfiguration(board: board),
           coupling: calibration.coreCoupling, to: &sink)
         if let recording {
           var source = try RecordingFrontEnd(path: recording, board: board)

@@ -36,6 +36,15 @@ extension PanelCtl {
       var source = frontEnd
       try source.start()
       var frame = RawFrame(cellCount: b.cellCount)
+      // With the board's calibration (when it has one where stream would
+      // look), the frames also go through the core, for the noise it
+      // measures and the thresholds it takes from it.
+      let calibration = try? CalibrationLookup.find(board: b, explicitPath: nil).record
+      var pipeline = calibration.map {
+        ForcePipeline(
+          geometry: b.geometry, calibration: $0.coreCalibration, configuration: $0.coreConfiguration(board: b),
+          coupling: $0.coreCoupling)
+      }
       var first: Int64?
       var last: Int64 = 0
       var count = 0
@@ -45,6 +54,7 @@ extension PanelCtl {
         if first == nil { first = frame.time.rawValue }
         last = frame.time.rawValue
         count += 1
+        pipeline?.process(&frame)
       }
       var lines = [FrontEndInfo.Line("board", "\(b.name) (\(b.file)): \(b.cellCount) cells at \(b.rate_hz) Hz")]
       if var inspectable = source as? any InspectableFrontEnd {
@@ -56,6 +66,18 @@ extension PanelCtl {
       if let first, count > 1, last > first {
         let rate = Double(count - 1) / (Double(last - first) / 1e6)
         lines.append(.init("frame rate", "\((rate * 10).rounded() / 10) frames/s over \(count) frames (front end clock)"))
+      }
+      if let pipeline, count > 1 {
+        let sigma = (0..<b.cellCount).map { Double(pipeline.noise.sigma[$0]) / 1024 }.sorted()
+        let t = pipeline.effectiveThresholds
+        lines.append(
+          .init(
+            "noise",
+            "\(Format.fixed(sigma[sigma.count / 2], 1)) mN per cell (median; largest \(Format.fixed(sigma.last ?? 0, 1)) mN) over \(count) frames, as the core measures it"))
+        lines.append(
+          .init(
+            "thresholds",
+            "touch on \(Format.fixed(t.on.newtons, 3)) N, off \(Format.fixed(t.off.newtons, 3)) N (the board's \(Format.fixed(b.detection.touchOn_n, 3)) / \(Format.fixed(b.detection.touchOff_n, 3)), or its noise's)"))
       }
       var text = ""
       for line in lines {
