@@ -6,8 +6,8 @@ import PanelFirmware
 #endif
 
 /// The scan loop's end of `panelctl serve`: each frame's report, encoded
-/// once as the NDJSON line `stream` writes (and once more with the force
-/// image while a client reads the image stream), goes into the hub's ring
+/// once as the NDJSON line `stream` writes (and, while a client reads the
+/// image stream, extended with what `stream --image` adds), goes into the hub's ring
 /// for the WebSocket clients; between frames, the control lines the
 /// clients sent are applied (`ServeControl`), like `--control`'s. Nothing
 /// here waits for a client, and nothing allocates per frame: the line
@@ -16,7 +16,6 @@ public struct ServeSink: FrameSink {
   public let hub: ServeHub
   let encoder: NDJSONEncoder
   let line: ByteBuffer
-  let cellCount: Int
   var control: ServeControl
   /// Frames between status updates (about ten a second).
   let statusEvery: UInt64
@@ -28,8 +27,7 @@ public struct ServeSink: FrameSink {
   public init(hub: ServeHub, board: Board) {
     self.hub = hub
     encoder = NDJSONEncoder(interaction: board.interaction)
-    line = ByteBuffer(capacity: NDJSONEncoder.maxLineBytes + 32 + NDJSONEncoder.imageBytesPerCell * Capacity.cells)
-    cellCount = board.cellCount
+    line = ByteBuffer(capacity: NDJSONEncoder.maxLineBytes + NDJSONEncoder.imageFieldsBytes)
     control = ServeControl(hub: hub, board: board)
     statusEvery = UInt64(max(1, board.rate_hz / 10))
   }
@@ -46,7 +44,7 @@ public struct ServeSink: FrameSink {
       // The message is the line without its newline.
       hub.publish(UnsafeBufferPointer(rebasing: line.bytes.dropLast()), loud: loud)
       if hub.wantsImages {
-        encoder.appendImage(loop.pipeline.image.span, cellCount: cellCount, to: line)
+        encoder.appendImageFields(of: loop, to: line)
         if line.overflowed { oversized += 1 } else { hub.publishImage(UnsafeBufferPointer(rebasing: line.bytes.dropLast())) }
       }
     }
