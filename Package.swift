@@ -7,10 +7,19 @@ let package = Package(
   products: [
     .library(name: "ForceCore", targets: ["ForceCore"]),
     .library(name: "PanelFirmware", targets: ["PanelFirmware"]),
+    .library(name: "PanelServe", targets: ["PanelServe"]),
     .executable(name: "panelctl", targets: ["panelctl"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    // `panelctl serve`: HTTP and WebSocket (no default traits: neither
+    // swift-configuration nor full Foundation is needed).
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // The C boundary to Linux I2C: <linux/i2c-dev.h> ioctls and libi2c.
@@ -41,10 +50,34 @@ let package = Package(
       // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
     ),
+    // `panelctl serve` without the network: the scan loop hands each report
+    // to a ring that every WebSocket client reads at its own pace, control
+    // lines come back, access rules, the server's JSON documents.
+    // PanelFirmware stays free of NIO, and so does this (the benchmarks
+    // measure it without building a server).
+    .target(name: "PanelServe", dependencies: ["ForceCore", "PanelFirmware"]),
+    // The HTTP and WebSocket server of `panelctl serve` over Hummingbird 2,
+    // and its web files (Web/: the dashboard, forcepanel.js, the demo),
+    // compiled into the binary.
+    .target(
+      name: "PanelWeb",
+      dependencies: [
+        "PanelFirmware", "PanelServe",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      resources: [.embedInCode("Web")]
+    ),
     .executableTarget(
       name: "panelctl",
       dependencies: [
-        "PanelFirmware", "CoreRunner",
+        "PanelFirmware", "CoreRunner", "PanelServe", "PanelWeb",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -54,6 +87,7 @@ let package = Package(
       name: "PanelFirmwareTests", dependencies: ["PanelFirmware"],
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),
     .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
+    .testTarget(name: "PanelServeTests", dependencies: ["PanelServe", "PanelWeb", "PanelFirmware"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -30,6 +30,7 @@ let package = Package(
           "DoubleReference",
           .product(name: "PanelFirmware", package: "ForcePanel"),
           .product(name: "ForceCore", package: "ForcePanel"),
+          .product(name: "PanelServe", package: "ForcePanel"),
           .product(name: "Benchmark", package: "benchmark"),
         ],
         path: "Benchmarks/\(name)",

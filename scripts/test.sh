@@ -24,8 +24,9 @@ swift build --build-tests
 echo "== swift test" >&2
 swift test --skip-build
 
-echo "== host side: TUIO through python-osc and python-tuio; the systemd unit" >&2
+echo "== host side: TUIO through python-osc and python-tuio; the systemd unit; panelctl serve over WebSocket and in Chromium" >&2
 host_venv
+browser_deps
 PANELCTL="$(swift build --show-bin-path)/panelctl" \
   "$HOST_VENV/bin/python" -m unittest discover -s Tests/host -t Tests/host
 

@@ -2,14 +2,16 @@ import Benchmark
 import DoubleReference
 import ForceCore
 import PanelFirmware
+import PanelServe
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// The streaming encoders (TUIO 2.0, TUIO 1.1, NDJSON, uinput events) per
-/// frame with 1 and 10 touches moving, and the whole path from a raw frame
-/// to a TUIO datagram on a real UDP socket. Each figure is per frame.
+/// frame with 1 and 10 touches moving, the whole path from a raw frame to a
+/// TUIO datagram on a real UDP socket, and to the ring of `panelctl serve`
+/// with 20 WebSocket clients. Each figure is per frame.
 let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .init(
     metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
@@ -104,6 +106,32 @@ let benchmarks: @Sendable () -> Void = {
     }
     benchmark.stopMeasurement()
     blackHole(udp.sent)
+  }
+
+  // `panelctl serve`'s side of the loop: each frame's report line (and,
+  // with an image client, the line with the force image) copied into the
+  // hub's ring, where 20 clients read it at their own pace (here they do
+  // not read: the ring laps them, as it would a stalled browser).
+  for image in [false, true] {
+    Benchmark("Stream path 48 cells, serve to 20 clients\(image ? " (one reading the image)" : "")") { benchmark in
+      let hub = ServeHub(capacity: 20)
+      for i in 0..<20 { _ = hub.join(kind: image && i == 0 ? .image : .idle, address: "client \(i)", control: true) }
+      var sink = ServeSink(hub: hub, board: board)
+      let loop = ScanLoop(
+        source: LoopedFrames(BenchmarkFixtures.frames(board, count: 2000)), board: board,
+        calibration: BenchmarkFixtures.calibration(board))
+      for _ in 0..<2000 {
+        _ = try loop.step()
+        try sink.consume(loop)
+      }
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        _ = try loop.step()
+        try sink.consume(loop)
+      }
+      benchmark.stopMeasurement()
+      blackHole(hub.totals.dropped)
+    }
   }
 }
 

@@ -34,8 +34,7 @@ public struct ControlChannel {
   /// its newline (the error was given when it overflowed).
   var skipping = false
   var lineNumber = 0
-  var scheduled: [(at_us: Int64, command: InteractionCommand)] = []
-  var start_us: Int64?
+  var schedule = ControlSchedule<Void>()
   var failed = false
 
   /// The longest control line (a `quick_actions` line with four actions
@@ -57,7 +56,6 @@ public struct ControlChannel {
     let flags = fcntl(fd, F_GETFL)
     if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     storage = ByteStorage(capacity: ControlChannel.maxLineBytes + ControlChannel.readBytesPerPoll)
-    scheduled.reserveCapacity(ControlChannel.maxScheduled)
   }
 
   /// Closes the file.
@@ -66,20 +64,12 @@ public struct ControlChannel {
   /// Reads what arrived and returns the commands due at frame time `time`,
   /// in order, and the lines that could not be used.
   public mutating func poll(time: Time_us) -> (due: [InteractionCommand], errors: [FileError]) {
-    let first = start_us ?? time.rawValue
-    start_us = first
-    var due: [InteractionCommand] = []
+    var due: [(command: InteractionCommand, tag: Void)] = []
     var errors: [FileError] = []
     if !failed { readOnce(&errors) }
     takeLines(&due, &errors)
-    let now = Saturating.subtract(time.rawValue, first)
-    var applied = 0
-    while applied < ControlChannel.maxLinesPerPoll, let next = scheduled.first, next.at_us <= now {
-      due.append(next.command)
-      scheduled.removeFirst()
-      applied += 1
-    }
-    return (due, errors)
+    schedule.take(time: time, into: &due, limit: ControlChannel.maxLinesPerPoll)
+    return (due.map(\.command), errors)
   }
 
   /// One non-blocking read into the free end of the buffer, if there is
@@ -114,7 +104,7 @@ public struct ControlChannel {
   }
 
   /// Takes up to `maxLinesPerPoll` whole lines from the buffer.
-  mutating func takeLines(_ due: inout [InteractionCommand], _ errors: inout [FileError]) {
+  mutating func takeLines(_ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]) {
     var budget = ControlChannel.maxLinesPerPoll
     while budget > 0 {
       let pending = UnsafeBufferPointer(rebasing: buffer[start..<end])
@@ -146,27 +136,21 @@ public struct ControlChannel {
   /// Parses one line; returns its cost against the poll's budget (a
   /// `regions` line, which loaded a file, takes all of it).
   mutating func take(
-    _ bytes: UnsafeBufferPointer<UInt8>, _ due: inout [InteractionCommand], _ errors: inout [FileError]
+    _ bytes: UnsafeBufferPointer<UInt8>, _ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]
   ) -> Int {
     let text = String(decoding: bytes, as: UTF8.self)
     do {
       guard let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board) else { return 1 }
       let cost: Int
       if case .regions = line.command { cost = ControlChannel.maxLinesPerPoll } else { cost = 1 }
-      guard let at = line.at_s else {
-        due.append(line.command)
-        return cost
-      }
-      guard scheduled.count < ControlChannel.maxScheduled else {
+      guard line.at_s == nil || schedule.pending < ControlChannel.maxScheduled else {
         errors.append(
           FileError(
             file: path, line: lineNumber,
             message: "\(ControlChannel.maxScheduled) timed lines are already waiting (the limit): refused"))
         return cost
       }
-      let at_us = Int64(saturating: (at * 1e6).rounded())
-      let index = scheduled.firstIndex { $0.at_us > at_us } ?? scheduled.count
-      scheduled.insert((at_us, line.command), at: index)
+      schedule.add(line, tag: (), due: &due)
       return cost
     } catch {
       errors.append(error)

@@ -19,8 +19,13 @@ public struct ControlLine: Sendable {
 
   /// Parses one line of `file` (line `line`). Blank lines and `#` comments
   /// give nil. `regions FILE` is loaded (relative to `file`'s directory)
-  /// and checked against `board`'s panel.
-  public static func parse(_ text: String, file: String, line: Int, board: Board) throws(FileError) -> ControlLine? {
+  /// and `regions [ITEM, ...]` read from the line, both checked against
+  /// `board`'s panel. With `files` false (lines from the network) a line
+  /// that names a file is refused: the server's files are not a remote
+  /// host's to read.
+  public static func parse(
+    _ text: String, file: String, line: Int, board: Board, files: Bool = true
+  ) throws(FileError) -> ControlLine? {
     func fail(_ field: String?, _ message: String) -> FileError {
       FileError(file: file, line: line, field: field, message: message)
     }
@@ -54,7 +59,14 @@ public struct ControlLine: Sendable {
       default: throw fail("force_touch", "\(Quote.text(argument)) is not one of on, off")
       }
     case "regions":
-      if argument.isEmpty { throw fail("regions", "expected a regions file") }
+      if argument.isEmpty { throw fail("regions", "expected a regions file or a list of items") }
+      if argument.hasPrefix("[") {
+        let map = try ControlLine.inlineRegions(argument, file: file, line: line, board: board)
+        return ControlLine(at_s: at, command: .regions(map))
+      }
+      if !files {
+        throw fail("regions", "a file cannot be named here; give the items on the line: regions [{name = \"...\", ...}]")
+      }
       let path = Paths.resolve(argument, relativeTo: file)
       return ControlLine(at_s: at, command: .regions(try RegionMap.load(path: path, board: board)))
     case "quick_actions":
@@ -76,6 +88,19 @@ public struct ControlLine: Sendable {
       return ControlLine(at_s: at, command: .quickActions(item: String(item), actions: actions))
     default:
       throw fail(nil, "unknown command \(Quote.text(word)) (expected one of: sensitivity, force_touch, regions, quick_actions)")
+    }
+  }
+
+  /// `regions [ITEM, ...]`: a TOML array of inline tables with the keys of
+  /// a regions file's `[[item]]` (`quick_action` an array of inline
+  /// tables), checked like a file; errors point at this line.
+  static func inlineRegions(_ list: String, file: String, line: Int, board: Board) throws(FileError) -> RegionMap {
+    do {
+      return try RegionMap(table: TOML.parse("item = " + list, file: file), board: board)
+    } catch {
+      var e = error
+      e.line = line
+      throw e
     }
   }
 

@@ -20,7 +20,7 @@ public struct NDJSONSink<Output: MessageOutput>: FrameSink {
   public private(set) var oversized: UInt64 = 0
 
   public init(output: Output, board: Board, idle: Bool = false, image: Bool = false) {
-    let imageBytes = image ? 96 + 2 * NDJSONEncoder.imageBytesPerCell * Capacity.cells : 0
+    let imageBytes = image ? NDJSONEncoder.imageFieldsBytes : 0
     self.init(output: output, board: board, idle: idle, image: image, lineBytes: NDJSONEncoder.maxLineBytes + imageBytes)
   }
 
@@ -39,12 +39,7 @@ public struct NDJSONSink<Output: MessageOutput>: FrameSink {
       return
     }
     encoder.encode(&loop.report, into: line)
-    if image {
-      encoder.appendImage(loop.pipeline.image.span, cellCount: loop.pipeline.cellCount, to: line)
-      encoder.appendNoise(
-        loop.pipeline.noise.sigma.span, cellCount: loop.pipeline.cellCount,
-        thresholds: loop.pipeline.effectiveThresholds, to: line)
-    }
+    if image { encoder.appendImageFields(of: loop, to: line) }
     guard !line.overflowed else {
       oversized += 1
       line.removeAll()
@@ -58,6 +53,21 @@ public struct NDJSONSink<Output: MessageOutput>: FrameSink {
   public var isClosed: Bool { output.isClosed }
   public var summary: String? {
     Oversized.summary(output.summary, oversized, "ndjson lines")
+  }
+}
+
+extension NDJSONEncoder {
+  /// The most `appendImageFields` adds to a line.
+  public static let imageFieldsBytes = 96 + 2 * imageBytesPerCell * Capacity.cells
+
+  /// What `--image` adds to the line of `loop`'s last frame just written
+  /// into `line`: the force image (`image_n`), each cell's noise
+  /// (`noise_n`) and the touch thresholds in effect.
+  public func appendImageFields<Source: FrontEnd>(of loop: ScanLoop<Source>, to line: ByteBuffer) {
+    appendImage(loop.pipeline.image.span, cellCount: loop.pipeline.cellCount, to: line)
+    appendNoise(
+      loop.pipeline.noise.sigma.span, cellCount: loop.pipeline.cellCount,
+      thresholds: loop.pipeline.effectiveThresholds, to: line)
   }
 }
 

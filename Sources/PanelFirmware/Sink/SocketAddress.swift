@@ -13,8 +13,11 @@ public struct SocketAddress: Sendable {
   var length: socklen_t = 0
   var family: Int32 { Int32(storage.ss_family) }
 
-  /// Parses `HOST:PORT`, `[v6]:PORT` or `HOST` (with `defaultPort`).
-  public static func parse(_ text: String, defaultPort: UInt16?) throws(SocketError) -> (host: String, port: UInt16) {
+  /// Parses `HOST:PORT`, `[v6]:PORT` or `HOST` (with `defaultPort`);
+  /// `ports` are the ports allowed (a server may take 0, any free port).
+  public static func parse(
+    _ text: String, defaultPort: UInt16?, ports: ClosedRange<Int> = 1...65535
+  ) throws(SocketError) -> (host: String, port: UInt16) {
     var host = Substring(text)
     var portText: Substring?
     if host.hasPrefix("[") {
@@ -37,8 +40,8 @@ public struct SocketAddress: Sendable {
     guard !host.isEmpty else { throw SocketError("\"\(text)\": no host (expected HOST:PORT)") }
     let port: UInt16
     if let portText {
-      guard let p = Int(portText), p >= 1, p <= 65535 else {
-        throw SocketError("\"\(text)\": the port must be a number from 1 to 65535")
+      guard let p = Int(portText), ports.contains(p) else {
+        throw SocketError("\"\(text)\": the port must be a number from \(ports.lowerBound) to \(ports.upperBound)")
       }
       port = UInt16(p)
     } else if let defaultPort {

@@ -10,10 +10,7 @@ extension PanelCtl {
         terminal nothing is drawn; a summary line is written at the end.
         """)
 
-    @OptionGroup var boardOptions: BoardOptions
-    @OptionGroup var length: RunLengthOptions
-    @OptionGroup var simulation: SimulationOptions
-    @OptionGroup var interaction: InteractionOptions
+    @OptionGroup var panel: PanelRunOptions
 
     @Option(name: .long, help: ArgumentHelp("Redraws per second.", valueName: "HZ"))
     var refresh = 10
@@ -26,17 +23,11 @@ extension PanelCtl {
     }
 
     func run() throws {
-      let board = try boardOptions.loadBoard()
-      let calibration = try interaction.calibration(board: board, options: boardOptions)
-      let setup = try interaction.setup(board: board)
-      let frontEnd = try FrontEndFactory.make(
-        board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
+      let (run, frontEnd) = try panel.open(command: "monitor")
       Terminal.stopOnSignals()
       let screen = MonitorSink(
-        board: board, serial: calibration.serial, refresh_hz: refresh, colour: !noColour)
-      try ReportRun(
-        command: "monitor", board: board, calibration: calibration, frames: length.frames, setup: setup
-      ).run(frontEnd, screen)
+        board: run.board, serial: run.calibration.serial, refresh_hz: refresh, colour: !noColour)
+      try run.run(frontEnd, screen)
     }
   }
 }

@@ -21,23 +21,14 @@ extension PanelCtl {
         the end), never frames. A TCP host that goes away is reconnected.
         """)
 
-    @OptionGroup var boardOptions: BoardOptions
-    @OptionGroup var length: RunLengthOptions
-    @OptionGroup var simulation: SimulationOptions
+    @OptionGroup var panel: PanelRunOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var devices: DeviceOutputOptions
-    @OptionGroup var interaction: InteractionOptions
 
     func run() throws {
-      let board = try boardOptions.loadBoard()
-      let calibration = try interaction.calibration(board: board, options: boardOptions)
-      let setup = try interaction.setup(board: board)
-      let frontEnd = try FrontEndFactory.make(
-        board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
-      let extra = try devices.sinks(board: board)
+      let (run, frontEnd) = try panel.open(command: "stream")
+      let extra = try devices.sinks(board: run.board)
       Terminal.stopOnSignals()
-      let run = ReportRun(
-        command: "stream", board: board, calibration: calibration, frames: length.frames, setup: setup)
       try output.run(run, frontEnd, extra: extra)
     }
   }

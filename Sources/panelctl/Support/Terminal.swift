@@ -33,6 +33,13 @@ enum Terminal {
   /// between frames and finish cleanly (flush, rename, close).
   static var shouldStop: Bool { StopRequest.isRequested }
 
+  /// Sleeps `ms` milliseconds (waiting for something outside the process).
+  static func pause_ms(_ ms: Int) {
+    var t = timespec(tv_sec: ms / 1000, tv_nsec: (ms % 1000) * 1_000_000)
+    var rest = timespec()
+    while nanosleep(&t, &rest) != 0 && errno == EINTR { t = rest }
+  }
+
   /// Whether standard error is a terminal (progress is shown only then).
   static var errorIsTerminal: Bool { isatty(2) != 0 }
 }

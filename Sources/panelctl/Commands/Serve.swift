@@ -1,0 +1,129 @@
+import ArgumentParser
+import PanelFirmware
+import PanelServe
+import PanelWeb
+
+/// `--listen`, `--token`, `--allow-origin`, `--max-clients`, `--wait-clients`.
+struct ServeOptions: ParsableArguments {
+  @Option(name: .long, help: ArgumentHelp("Where to listen; port 0 takes a free one.", valueName: "HOST:PORT"))
+  var listen = "127.0.0.1:8080"
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The token that grants control when not listening on loopback (default: a new one, printed).",
+      valueName: "TOKEN"))
+  var token: String?
+
+  @Option(
+    name: .customLong("allow-origin"),
+    help: ArgumentHelp(
+      "Also accept WebSockets from pages of this origin (repeatable), e.g. http://localhost:3000.",
+      valueName: "ORIGIN"))
+  var allowOrigin: [String] = []
+
+  @Option(name: .customLong("max-clients"), help: "The most WebSocket clients at once.")
+  var maxClients = 64
+
+  @Option(
+    name: .customLong("wait-clients"),
+    help: ArgumentHelp("Start the panel once this many WebSocket clients are connected.", valueName: "N"))
+  var waitClients = 0
+
+  func validate() throws {
+    do {
+      _ = try SocketAddress.parse(listen, defaultPort: nil, ports: 0...65535)
+    } catch {
+      throw ValidationError("--listen \(error)")
+    }
+    if let token, token.utf8.count < 8 || token.contains(where: { $0 == " " || $0 == "&" || $0 == "#" }) {
+      throw ValidationError("--token must be at least 8 characters, without spaces, & or #")
+    }
+    guard (1...1024).contains(maxClients) else { throw ValidationError("--max-clients must be 1...1024, is \(maxClients)") }
+    guard (0...maxClients).contains(waitClients) else {
+      throw ValidationError("--wait-clients must be 0...\(maxClients) (--max-clients), is \(waitClients)")
+    }
+  }
+}
+
+extension PanelCtl {
+  struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Run the panel and serve it to browsers: a live dashboard, a WebSocket stream and forcepanel.js.",
+      discussion: """
+        GET / is the dashboard, /ws a WebSocket with one message per report \
+        (the NDJSON lines of `stream`; /ws?idle=1 every frame, /ws?image=1 \
+        with the force image) that takes control lines, /forcepanel.js the \
+        client library for web pages, /demo its demo (docs/serve.md). A slow \
+        browser costs that browser dropped messages, never frames. On \
+        loopback anyone on this machine may control the panel; elsewhere \
+        control needs --token (a new one is printed when none is given).
+        """)
+
+    @OptionGroup var panel: PanelRunOptions
+    @OptionGroup var serve: ServeOptions
+    @OptionGroup var devices: DeviceOutputOptions
+
+    /// How long clients get at the end to take what is left.
+    static let grace_s = 2.0
+
+    func run() throws {
+      let (run, frontEnd) = try panel.open(command: "serve")
+      let extra = try devices.sinks(board: run.board)
+      let address: ListenAddress
+      do {
+        address = try ListenAddress(serve.listen)
+      } catch {
+        throw CommandFailure(message: "--listen \(error)", status: .error)
+      }
+      var token = serve.token
+      if !address.loopback && token == nil { token = ServeAccess.generateToken() }
+      let hub = ServeHub(capacity: serve.maxClients)
+      let server = PanelServer(
+        address: address,
+        access: ServeAccess(loopback: address.loopback, token: address.loopback ? nil : token, allowedOrigins: serve.allowOrigin),
+        board: run.board, calibration: run.calibration, hub: hub)
+      let port: Int
+      do {
+        port = try server.start()
+      } catch {
+        throw CommandFailure(message: error.description, status: .error)
+      }
+      announce(address, port: port, token: address.loopback ? nil : token)
+      Terminal.stopOnSignals()
+      guard waitForClients(hub) else { return }
+      try run.run(frontEnd, SinkPair(ServeSink(hub: hub, board: run.board), extra))
+      for c in server.finish(grace_s: Self.grace_s) {
+        Terminal.writeError(
+          "panelctl: serve: client #\(c.id) \(c.address) still behind at the end: sent \(c.sent), dropped \(c.dropped)\n")
+      }
+      let t = hub.totals
+      Terminal.writeError(
+        "panelctl: serve: frames \(hub.status.frames); ws clients \(t.clients) (at most \(t.mostAtOnce) at once): sent \(t.sent), dropped \(t.dropped)\n"
+      )
+    }
+
+    func announce(_ address: ListenAddress, port: Int, token: String?) {
+      let base = address.url(port: port)
+      let ws = address.url(port: port, scheme: "ws") + "/ws"
+      Terminal.writeError("panelctl: serve: listening on \(base)/ (dashboard), \(ws) (stream), \(base)/forcepanel.js\n")
+      if let token {
+        let generated = serve.token == nil ? "a new token" : "the token"
+        Terminal.writeError(
+          "panelctl: serve: not on loopback: control needs \(generated): \(base)/?token=\(token) (\(ws)?token=\(token))\n")
+      }
+    }
+
+    /// Holds the start until `--wait-clients` clients are connected;
+    /// false when a stop was asked for meanwhile.
+    func waitForClients(_ hub: ServeHub) -> Bool {
+      guard serve.waitClients > 0 else { return true }
+      Terminal.writeError("panelctl: serve: waiting for \(serve.waitClients) WebSocket clients\n")
+      while hub.connected < serve.waitClients {
+        if Terminal.shouldStop { return false }
+        Terminal.pause_ms(5)
+      }
+      return true
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import ForceCore
+import PanelFirmware
+import Testing
+
+@testable import PanelServe
+
+/// Control lines from WebSocket clients: applied between frames in order
+/// (timed ones at their stream time), each answered to its sender only.
+@Suite struct ServeControlTests {
+  static func reply(_ hub: ServeHub, _ c: ClientHandle) async -> String? {
+    if case .reply(let s)? = await hub.next(c, copy: { _ in 0 }) { return s }
+    return nil
+  }
+
+  @Test func linesApplyBetweenFramesAndEachGetsItsAnswer() async throws {
+    let board = try Repo.board("sim-plate4")
+    let hub = ServeHub(capacity: 2)
+    let a = try #require(hub.join(kind: .reports, address: "a", control: true))
+    let b = try #require(hub.join(kind: .reports, address: "b", control: true))
+    var control = ServeControl(hub: hub, board: board)
+    var interaction = Interaction(board: board)
+    control.apply(time: Time_us(rawValue: 1_000_000), to: &interaction)  // the first frame: the clock starts
+    func submit(_ text: String, _ c: ClientHandle) throws {
+      let n = try #require(hub.nextLineNumber(c))
+      let line = try #require(try ControlLine.parse(text, file: ControlReply.source(c), line: n, board: board, files: false))
+      hub.submit(line, from: c, number: n)
+    }
+    try submit("at 0.5 sensitivity firm", a)
+    try submit("force_touch off", a)
+    try submit(#"quick_actions nowhere [{title = "X"}]"#, b)
+    control.apply(time: Time_us(rawValue: 1_100_000), to: &interaction)
+    #expect(!interaction.settings.forceTouch)
+    #expect(interaction.settings.sensitivity == .medium)
+    #expect(await Self.reply(hub, a) == #"{"control":"ok","line":2}"#)
+    let error = try #require(await Self.reply(hub, b))
+    #expect(error.hasPrefix(#"{"control":"error","line":1,"message":"ws#2:1: "#))
+    #expect(error.contains("nowhere"))
+    // 0.5 s of stream time after the first frame.
+    control.apply(time: Time_us(rawValue: 1_499_999), to: &interaction)
+    #expect(interaction.settings.sensitivity == .medium)
+    control.apply(time: Time_us(rawValue: 1_500_000), to: &interaction)
+    #expect(interaction.settings.sensitivity == .firm)
+    #expect(await Self.reply(hub, a) == #"{"control":"ok","line":1}"#)
+  }
+
+  @Test func itemsComeOnTheLineAndFilesAreNotTheClientsToName() throws {
+    let board = try Repo.board("sim-plate4")
+    let line = try #require(
+      try ControlLine.parse(
+        #"regions [{name = "row", x_mm = 0.00, y_mm = 10.00, width_mm = 80.00, height_mm = 14.00, peek = true, pop = true, quick_action = [{title = "Reply"}]}, {name = "mail", x_mm = 88.00, y_mm = 16.00, width_mm = 17.60, height_mm = 18.00, quick_action = [{title = "New Message", icon = "square.and.pencil"}]}]"#,
+        file: "ws#1", line: 3, board: board, files: false))
+    guard case .regions(let map) = line.command else {
+      Issue.record("expected regions, got \(line.command)")
+      return
+    }
+    #expect(map.items.map(\.name) == ["row", "mail"])
+    #expect(map.items[1].quickActions == [QuickAction(title: "New Message", icon: "square.and.pencil")])
+    func failure(_ text: String) -> String? {
+      do {
+        _ = try ControlLine.parse(text, file: "ws#1", line: 3, board: board, files: false)
+        return nil
+      } catch {
+        return error.description
+      }
+    }
+    #expect(failure("regions ../regions/home.toml")?.hasPrefix("ws#1:3: regions: a file cannot be named here") == true)
+    // The guidelines, as for a file: the line and the item's field.
+    #expect(
+      failure(#"regions [{name = "doc", x_mm = 0, y_mm = 0, width_mm = 10, height_mm = 10, peek = true, pop = true, edit_menu = true}]"#)
+        == #"ws#1:3: item[1] edit_menu: "doc" has peek and an edit menu; an item may have one or the other (both answer a press and hold)"#)
+    #expect(
+      failure(#"regions [{name = "wide", x_mm = 100, y_mm = 0, width_mm = 80, height_mm = 10}]"#)?.hasPrefix(
+        #"ws#1:3: item[1] x_mm: "wide" spans x 100.0...180.0 mm, off the panel"#) == true)
+    #expect(failure(#"regions [{name = "a", x_mm = 0, y_mm = 0, width_mm = 10, height_mm = 10, colour = "red"}]"#)?.contains("colour") == true)
+  }
+
+  /// Hint keeps its place between an average touch (1) and peek: (1.1 - 1) / (1.33 - 1) of the way.
+  @Test func thePanelDocumentHasTheThresholdsOfEachSensitivity() throws {
+    let board = try Repo.board("sim-plate4")
+    let record = CalibrationRecord.nominal(board: board, gain_counts_per_n: 40000)
+    let json = PanelInfo(board: board, calibration: record).json(control: false, tokenRequired: true)
+    #expect(json.contains(#""thresholds":{"light":{"hint":1.031,"peek":1.104,"pop":4.15},"medium":{"hint":1.1,"peek":1.33,"pop":5},"firm":{"hint":1.181,"peek":1.596,"pop":6}}"#))
+    #expect(json.contains(#""cells":[[0,0],[160,0],[0,100],[160,100]],"grid":null"#))
+    #expect(json.hasSuffix(#""access":{"control":false,"token_required":true}}"#))
+    #expect(json.contains(#""nominal":true"#))
+  }
+}

@@ -1,0 +1,217 @@
+"""`panelctl serve` through a real WebSocket client (the `websockets`
+package): every message is a report line of the NDJSON schema, the same
+lines `panelctl stream` writes for the same run; `/ws?idle=1` and
+`?image=1`; control lines answered to their sender; the stream's end (the
+last frame's report, then a normal close); the access rules (a token off
+loopback, the Origin and Host checks); the web files served from the
+binary alone."""
+
+import asyncio
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+import websockets
+
+import hostlib
+import servelib
+from servelib import Serve
+
+
+def image_free(line):
+    """The report line without what `--image` adds (from `"image_n"` on)."""
+    cut = line.rindex(',"image_n":[')
+    return line[:cut] + "}"
+
+
+class ServeStreamTests(unittest.TestCase):
+    def test_messages_are_the_report_lines_of_stream_and_the_end_closes(self):
+        reference = servelib.stream_lines(["--board", "boards/sim-plate4.toml", "--speed", "0"])
+        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--wait-clients", "1"])
+        try:
+            messages, code, reason = servelib.run(servelib.read_all(server.ws))
+        finally:
+            status, _ = server.wait()
+        self.assertEqual(status, 0, "\n".join(server.stderr))
+        servelib.check_reports(self, messages)
+        self.assertEqual(len(messages), len(reference))
+        self.assertEqual(messages, reference, "the WebSocket carries exactly the lines of `panelctl stream`")
+        self.assertEqual((code, reason), (1000, "stream ended"))
+        s = server.summary()
+        self.assertEqual((s["sent"], s["dropped"], s["clients"]), (len(reference), 0, 1))
+
+    def test_a_stream_cut_mid_press_ends_the_touch_in_its_last_message(self):
+        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--duration", "2.5", "--wait-clients", "1"])
+        try:
+            messages, code, reason = servelib.run(servelib.read_all(server.ws))
+        finally:
+            server.wait()
+        reports = servelib.check_reports(self, messages)
+        last = reports[-1]
+        self.assertEqual(last["frame"], 799, "the last message is the report of the last frame (2.5 s at 320 Hz)")
+        self.assertEqual([(t["phase"], t.get("reason")) for t in last["touches"]], [("cancelled", "stream_end")])
+        self.assertEqual((code, reason), (1000, "stream ended"))
+
+    def test_idle_and_image_streams(self):
+        server = Serve(["--board", "boards/sim-grid.toml", "--speed", "4", "--frames", "900", "--wait-clients", "3"])
+
+        async def clients():
+            return await asyncio.gather(
+                servelib.read_all(server.ws), servelib.read_all(server.ws + "?idle=1"),
+                servelib.read_all(server.ws + "?image=1"))
+
+        try:
+            (plain, _, _), (idle, _, _), (image, _, _) = servelib.run(clients())
+        finally:
+            server.wait()
+        servelib.check_reports(self, idle)
+        self.assertEqual([json.loads(m)["frame"] for m in idle], list(range(900)), "idle: every frame")
+        self.assertEqual([image_free(m) for m in image], idle, "image: every frame, the same line plus image_n")
+        self.assertTrue(all(len(json.loads(m)["image_n"]) == 48 for m in image))
+        # Exactly what `stream --image` writes for the same run.
+        self.assertEqual(image, servelib.stream_lines(
+            ["--board", "boards/sim-grid.toml", "--frames", "900", "--speed", "0", "--image"]))
+        loud = [m for m in idle if json.loads(m)["touches"] or json.loads(m)["events"]]
+        self.assertGreater(len(loud), 100)
+        self.assertEqual(plain, loud, "the plain stream: the frames with a touch or an event")
+        self.assertEqual(server.summary()["dropped"], 0)
+
+
+class ServeControlTests(unittest.TestCase):
+    LINES = "\n".join([
+        "sensitivity firm",
+        "volume 11",
+        'regions [{name = "centre", x_mm = 60.00, y_mm = 30.00, width_mm = 40.00, height_mm = 40.00, peek = true, pop = true}]',
+        "regions ../regions/home.toml",
+        "# a comment",
+        'quick_actions centre [{title = "Reply"}]',
+    ])
+
+    def test_control_lines_are_applied_and_answered_to_their_sender_only(self):
+        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--wait-clients", "2"])
+
+        async def clients():
+            return await asyncio.gather(servelib.read_all(server.ws, send=self.LINES), servelib.read_all(server.ws))
+
+        try:
+            (sender, _, _), (other, _, _) = servelib.run(clients())
+        finally:
+            server.wait()
+        replies = {r["line"]: r for r in (json.loads(m) for m in sender) if "control" in r}
+        self.assertEqual(sorted(replies), [1, 2, 3, 4, 5, 6], "one reply per line")
+        self.assertEqual({n for n, r in replies.items() if r["control"] == "ok"}, {1, 3, 5, 6})
+        # The sender is named as a file would be: ws#ID, its line.
+        self.assertRegex(replies[2]["message"], r'^ws#\d+:2: unknown command "volume"')
+        self.assertRegex(replies[4]["message"], r"^ws#\d+:4: regions: a file cannot be named here")
+        self.assertFalse(any("control" in json.loads(m) for m in other), "replies go to their sender only")
+        reports = servelib.check_reports(self, [m for m in sender if "control" not in json.loads(m)])
+        self.assertEqual(reports, servelib.check_reports(self, other), "both clients see the same stream")
+        events = [e for r in reports for e in r["events"]]
+        self.assertIn({"type": "sensitivity", "touch": 0, "sensitivity": "firm"}, events)
+        self.assertIn({"type": "regions", "touch": 0, "name": "", "items": 1}, events)
+        # The demo's firm press at the centre is on the item now.
+        peeks = [e for e in events if e["type"] == "peek"]
+        self.assertTrue(peeks and all(e["item"] == "centre" for e in peeks), peeks)
+
+
+class ServeSecurityTests(unittest.TestCase):
+    def test_off_loopback_control_needs_the_token(self):
+        # Listening on every address; the clients still connect on loopback.
+        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--wait-clients", "3",
+                        "--listen", "0.0.0.0:0"])
+        line = server.wait_for_line(r"control needs a new token")
+        token = line.split("?token=")[1].split(" ")[0]
+        self.assertRegex(token, r"^[0-9a-f]{32}$")
+        self.assertFalse(json.loads(server.get("/panel.json")[1])["access"]["control"])
+        self.assertTrue(json.loads(server.get(f"/panel.json?token={token}")[1])["access"]["control"])
+
+        async def clients():
+            return await asyncio.gather(
+                servelib.read_all(server.ws, send="sensitivity firm"),
+                servelib.read_all(server.ws + "?token=" + "0" * 32, send="sensitivity light"),
+                servelib.read_all(server.ws + "?token=" + token, send="force_touch off"))
+
+        try:
+            (none, _, _), (wrong, _, _), (right, _, _) = servelib.run(clients())
+        finally:
+            server.wait()
+        for messages in (none, wrong):
+            replies = [json.loads(m) for m in messages if "control" in json.loads(m)]
+            self.assertEqual(len(replies), 1)
+            self.assertEqual(replies[0]["control"], "refused")
+            self.assertIn("read-only", replies[0]["message"])
+        self.assertIn({"control": "ok", "line": 1}, [json.loads(m) for m in right])
+        events = [e for m in none if "control" not in json.loads(m) for e in json.loads(m)["events"]]
+        self.assertFalse([e for e in events if e["type"] == "sensitivity"], "refused lines change nothing")
+        self.assertIn("off", [e.get("capability") for e in events if e["type"] == "capability"])
+
+    def test_a_given_token_is_the_one_that_grants_control(self):
+        server = Serve(["--board", "boards/sim-plate4.toml", "--frames", "50", "--wait-clients", "1",
+                        "--listen", "0.0.0.0:0", "--token", "kiosk-secret-1"])
+        try:
+            messages, _, _ = servelib.run(servelib.read_all(server.ws + "?token=kiosk-secret-1", send="sensitivity firm"))
+        finally:
+            server.wait()
+        self.assertIn({"control": "ok", "line": 1}, [json.loads(m) for m in messages])
+        self.assertTrue(any("control needs the token" in line for line in server.stderr))
+
+    def test_a_wrong_origin_or_host_is_refused(self):
+        server = Serve(["--board", "boards/sim-plate4.toml", "--frames", "50", "--wait-clients", "1",
+                        "--allow-origin", "http://localhost:3000"])
+        try:
+            for origin in ("http://evil.example", f"http://127.0.0.1:{server.port + 1}", "null"):
+                with self.assertRaises(websockets.InvalidStatus) as refused:
+                    servelib.run(servelib.read_all(server.ws, origin=origin))
+                self.assertEqual(refused.exception.response.status_code, 400, origin)
+                line = server.wait_for_line(r"refused a WebSocket")
+                self.assertIn(f'Origin "{origin}" is neither this server nor an allowed origin', line)
+            status, body, _ = server.get("/ws", headers={"Origin": "http://evil.example"})
+            self.assertEqual(status, 403)
+            self.assertIn(b"Origin \"http://evil.example\" is neither this server nor an allowed origin", body)
+            # DNS rebinding: a loopback server answers only loopback names.
+            status, body, _ = server.get("/", headers={"Host": f"evil.example:{server.port}"})
+            self.assertEqual(status, 403)
+            status, body, _ = server.get("/status.json", headers={"Host": f"evil.example:{server.port}"})
+            self.assertEqual(status, 403)
+            self.assertEqual(server.get("/", headers={"Host": f"localhost:{server.port}"})[0], 200)
+            # The server's own pages and an allowed origin get in.
+            messages, code, _ = servelib.run(servelib.read_all(server.ws, origin="http://localhost:3000"))
+        finally:
+            server.wait()
+        self.assertEqual(code, 1000)
+        servelib.check_reports(self, messages)
+        self.assertIn("ws clients 1", "\n".join(server.stderr), "the refused clients never joined")
+
+    def test_the_installed_binary_serves_its_pages_alone(self):
+        directory = tempfile.mkdtemp()
+        try:
+            binary = os.path.join(directory, "panelctl")
+            shutil.copy2(hostlib.PANELCTL, binary)
+            board = os.path.join(hostlib.ROOT, "boards", "sim-plate4.toml")
+            server = Serve(["--board", board, "--frames", "20", "--wait-clients", "1"], cwd=directory, binary=binary)
+            try:
+                web = os.path.join(hostlib.ROOT, "Sources", "PanelWeb", "Web")
+                for path, file, kind in [
+                    ("/", "dashboard.html", "text/html"), ("/dashboard.js", "dashboard.js", "text/javascript"),
+                    ("/dashboard.css", "dashboard.css", "text/css"), ("/forcepanel.js", "forcepanel.js", "text/javascript"),
+                    ("/demo", "demo.html", "text/html"), ("/demo.js", "demo.js", "text/javascript"),
+                    ("/demo.css", "demo.css", "text/css"),
+                ]:
+                    status, body, headers = server.get(path)
+                    self.assertEqual(status, 200, path)
+                    with open(os.path.join(web, file), "rb") as f:
+                        self.assertEqual(body, f.read(), path)
+                    self.assertTrue(headers["Content-Type"].startswith(kind), headers)
+                self.assertEqual(server.get("/nothing-here")[0], 404)
+                servelib.run(servelib.read_all(server.ws))
+            finally:
+                server.wait()
+            self.assertEqual(os.listdir(directory), ["panelctl"], "nothing beside the binary")
+        finally:
+            shutil.rmtree(directory)
+
+
+if __name__ == "__main__":
+    unittest.main()
