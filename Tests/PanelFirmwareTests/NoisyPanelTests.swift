@@ -78,6 +78,13 @@ import Testing
     #expect(force <= 3, "verification force error \(force) %")
     let position = try #require(outcome.verificationPosition_mm)
     #expect(position <= 1.5, "verification position RMS \(position) mm")
+    // The certificate names the model and shows the learnt spreading.
+    let stem = dir + "/calibration" + (result.passed ? ".certificate" : ".failed.certificate")
+    let html = try TextFile.read(path: stem + ".html")
+    #expect(html.contains("<h2>Spreading</h2>") && html.contains("a radial profile learnt from the placements"))
+    let json = try TextFile.read(path: stem + ".json")
+    #expect(json.contains("\"kernel\": \"profile\"") || json.contains("\"kernel\":\"profile\""), "\(json.prefix(600))")
+    #expect(json.contains("\"profile\""))
   }
 
   @Test func tenMinutesOfAnEightDegreeRampOnTheNoisyGridGiveNoTouch() throws {

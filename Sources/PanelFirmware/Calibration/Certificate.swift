@@ -105,6 +105,15 @@ public enum Certificate {
     h += "in % of the cell's full scale (common scale ±\(Format.short(linearityRange(r))) %), for every fit placement that loaded it. Blue: this calibration. "
     h += "Grey: the same gain without the linearity correction (clipped at the edge when beyond the scale). NL: terminal non-linearity over the cell's range.</figcaption></figure>\n"
 
+    if let profile = r.fit.profile {
+      h += "<h2>Spreading</h2>\n<figure>" + spreadPlot(profile, learnt: r.fit.learnt) + "<figcaption>"
+      h += "How the overlay shares a press among the cells: a cell's share against its distance from the press, "
+      h += r.fit.learnt ? "learnt from the fit placements (no family assumed)" : "the Boussinesq model fitted by its depth"
+      if let c = r.record.contact {
+        h += "; a contact sums the cells within \(c.radius) of its peak, scaled by \(Format.fixed(c.captureScale, 3))"
+      }
+      h += ". Residual of the fit: \(Format.short(r.record.fit?.residual_pct ?? 0)) % RMS.</figcaption></figure>\n"
+    }
     h += "<h2>Noise per cell</h2>\n<figure>" + noisePlot(r) + "<figcaption>"
     h += "One standard deviation of each cell at the tare, in millinewtons; dashed: the limit (\(Format.short(limits.noiseLimit(board: r.board) * 1000)) mN).</figcaption></figure>\n"
 
@@ -144,6 +153,9 @@ public enum Certificate {
 
   static func fitText(_ r: CalibrationResult) -> String {
     var s = r.fit.model == .rigidPlate ? "rigid-plate statics" : "grid spreading"
+    if let k = r.record.fit?.kernel {
+      s += k == "profile" ? ", a radial profile learnt from the placements" : ", the Boussinesq model (too few placements to learn a profile)"
+    }
     if let d = r.fit.spread_mm { s += " (layer \(Format.short(d)) mm)" }
     if let f = r.record.fit { s += ", \(f.placements) placements, residual \(Format.short(f.residual_pct)) % RMS" }
     return s
@@ -383,6 +395,32 @@ public enum Certificate {
     svg.line(left, Y(0), left + plotW, Y(0), stroke: "#333")
     svg.label(left + plotW / 2, 10 + plotH + 32, "cell", size: 10, anchor: .middle, fill: "#555")
     svg.label(14, 10 + plotH / 2, "noise (mN)", size: 10, anchor: .middle, fill: "#555", rotate: -90)
+    return svg.text
+  }
+
+  /// The spreading profile g(r), r in pitches.
+  static func spreadPlot(_ p: SpreadProfile, learnt: Bool) -> String {
+    let left = 50.0
+    let plotW = 560.0
+    let plotH = 160.0
+    var svg = SVG(width: left + plotW + 20, height: plotH + 50)
+    let reach = Double(SpreadProfile.reach)
+    func X(_ r: Double) -> Double { left + r / reach * plotW }
+    func Y(_ g: Double) -> Double { 10 + plotH - max(0, min(1, g)) * plotH }
+    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+      svg.line(left, Y(t), left + plotW, Y(t), stroke: "#eee")
+      svg.label(left - 6, Y(t) + 3, Format.fixed(t, 2), size: 9, anchor: .end, fill: "#555")
+    }
+    for k in 0...SpreadProfile.reach {
+      svg.line(X(Double(k)), 10, X(Double(k)), 10 + plotH, stroke: "#eee")
+      svg.label(X(Double(k)), 10 + plotH + 14, "\(k)", size: 9, anchor: .middle, fill: "#555")
+    }
+    let points = p.values.indices.map { i in (X(Double(i) / Double(SpreadProfile.knotsPerPitch)), Y(p.values[i])) }
+    svg.polyline(points, stroke: learnt ? "#4a7bd0" : "#888")
+    for (x, y) in points { svg.circle(x, y, 2.5, fill: learnt ? "#4a7bd0" : "#888") }
+    svg.line(left, Y(0), left + plotW, Y(0), stroke: "#333")
+    svg.label(left + plotW / 2, 10 + plotH + 32, "distance from the press (pitches)", size: 10, anchor: .middle, fill: "#555")
+    svg.label(14, 10 + plotH / 2, "share g(r)", size: 10, anchor: .middle, fill: "#555", rotate: -90)
     return svg.text
   }
 

@@ -116,6 +116,11 @@ extension Certificate {
         w.field("spread_mm", r.fit.spread_mm)
         w.field("placements", r.record.fit?.placements ?? 0)
         w.field("residual_pct", r.record.fit?.residual_pct)
+        if let k = r.record.fit?.kernel { w.field("kernel", k) }
+        if let p = r.fit.profile, r.fit.learnt {
+          w.field("profile_step_mm", p.step_mm)
+          w.field("profile", array: { w in for v in p.values { w.value(JSONWriter.number(v)) } })
+        }
         w.field("rejected_steps", array: { w in
           for s in r.steps where !s.used { w.value(JSONWriter.string(s.step.name)) }
         })
