@@ -2,7 +2,8 @@
 # Everything CI checks: installs what is missing, builds, runs every test
 # (swift test), proves ForceCore allocation-free by compiling it as
 # Embedded Swift with -no-allocations for four microcontroller targets, and
-# runs it on an emulated Cortex-M4 against the host. The benchmarks are
+# runs it on an emulated Cortex-M4 against the host, and fuzzes each reader
+# of outside input for a short fixed number of runs. The benchmarks are
 # compiled, not run (timing belongs in docs/performance.md, not in a
 # pass/fail check).
 set -euo pipefail
@@ -37,6 +38,9 @@ swift build -c release --product panelctl
 
 echo "== benchmarks compile (run: cd Benchmarks && swift package --disable-sandbox benchmark)" >&2
 swift build --package-path Benchmarks
+
+echo "== fuzzing: each reader of outside input, 20000 executions from its seeds (docs/reliability.md)" >&2
+bash scripts/fuzz.sh 20000
 
 echo "== Embedded Swift, -no-allocations: ForceCore for four microcontroller targets" >&2
 bash scripts/embedded-check.sh

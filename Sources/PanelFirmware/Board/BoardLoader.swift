@@ -121,7 +121,7 @@ extension InteractionSettings {
     maxTouches = try t.optionalInt("max_touches") ?? maxTouches
     if let s = try t.optionalString("sensitivity") {
       guard let value = Sensitivity(rawValue: s) else {
-        throw t.error("sensitivity", "\"\(s)\" is not one of light, medium, firm")
+        throw t.error("sensitivity", "\(Quote.text(s)) is not one of light, medium, firm")
       }
       sensitivity = value
     }
@@ -168,7 +168,7 @@ extension DetectionSettings {
       case "centroid": interpolation = .centroid
       case "parabolic": interpolation = .parabolic
       case "gaussian": interpolation = .gaussian
-      default: throw t.error("interpolation", "\"\(s)\" is not one of centroid, parabolic, gaussian")
+      default: throw t.error("interpolation", "\(Quote.text(s)) is not one of centroid, parabolic, gaussian")
       }
     }
     if !(touchOff_n > 0 && touchOff_n <= touchOn_n) {

@@ -60,7 +60,7 @@ public enum CalibrationLookup {
         throw FileError(
           file: board.file, field: "calibration",
           message:
-            "no calibration for board \"\(board.name)\"\(why): pass --calibration FILE, or --uncalibrated to run on nominal gains for bring-up (looked for \(path))")
+            "no calibration for board \(Quote.text(board.name))\(why): pass --calibration FILE, or --uncalibrated to run on nominal gains for bring-up (looked for \(path))")
       }
     }
     return Found(record: try loadFile(path, board: board, serial: serial), origin: path, notes: notes)
@@ -77,13 +77,13 @@ public enum CalibrationLookup {
     if explicitPath == nil && !TextFile.exists(path) {
       throw FileError(
         file: board.file, field: "calibration",
-        message: "no calibration for board \"\(board.name)\": pass --calibration FILE (looked for \(path))")
+        message: "no calibration for board \(Quote.text(board.name)): pass --calibration FILE (looked for \(path))")
     }
     let record = try loadFile(path, board: board, serial: nil)
     var notes: [String] = []
     if record.serial != panelSerial(board) {
       notes.append(
-        "\(path): using the calibration of panel \"\(record.serial)\" (a recording names no panel)")
+        "\(path): using the calibration of panel \(Quote.text(record.serial)) (a recording names no panel)")
     }
     return Found(record: record, origin: path, notes: notes)
   }
@@ -94,7 +94,7 @@ public enum CalibrationLookup {
     if let serial, record.serial != serial {
       throw FileError(
         file: path, field: "serial",
-        message: "calibration is for panel \"\(record.serial)\", this panel is \"\(serial)\"")
+        message: "calibration is for panel \(Quote.text(record.serial)), this panel is \(Quote.text(serial))")
     }
     return record
   }

@@ -193,12 +193,12 @@ public struct CalibrationRecord: Sendable, Equatable {
       if record.board != expected.name {
         throw FileError(
           file: path, field: "board",
-          message: "calibration is for board \"\(record.board)\", not \"\(expected.name)\"")
+          message: "calibration is for board \(Quote.text(record.board)), not \(Quote.text(expected.name))")
       }
       if record.cells.count != expected.cellCount {
         throw FileError(
           file: path, field: "cell",
-          message: "has \(record.cells.count) cells, board \"\(expected.name)\" has \(expected.cellCount)")
+          message: "has \(record.cells.count) cells, board \(Quote.text(expected.name)) has \(expected.cellCount)")
       }
     }
     return record
@@ -213,7 +213,7 @@ public struct CalibrationRecord: Sendable, Equatable {
     ])
     let format = try root.string("format")
     if format != CalibrationRecord.format {
-      throw root.error("format", "\"\(format)\" is not a calibration record")
+      throw root.error("format", "\(Quote.text(format)) is not a calibration record")
     }
     let version = try root.int("version")
     if !CalibrationRecord.versions.contains(version) {
@@ -256,7 +256,7 @@ public struct CalibrationRecord: Sendable, Equatable {
       throw root.error("result", "the record says the calibration failed (result = \"fail\"): it cannot be used")
     }
     if result != "" && result != "pass" {
-      throw root.error("result", "\"\(result)\" is not one of pass, fail")
+      throw root.error("result", "\(Quote.text(result)) is not one of pass, fail")
     }
     var fit: FitSummary?
     if let t = try root.optionalTable("fit") {

@@ -84,11 +84,15 @@ public struct ContactModel: Sendable, Equatable {
 
   /// The model for a spreading whose cell at (`dx`, `dy`) mm from a press
   /// takes `weight(dx, dy)` of it (unnormalised), on an unbounded grid of
-  /// `pitch`: the smallest radius (1 ... 3 cells) whose cells carry at
-  /// least 95 % of a press wherever in its cell it lands (fewer cells, less
-  /// noise in the sum), and the inverse share fitted as `a + b d^2` over
+  /// `pitch`, for cells with `noise_n` of noise each: the radius (1 ... 3
+  /// cells) whose sum is expected nearest a 1 N press's force (more cells
+  /// carry more of the press, so the capture scale, a model, corrects
+  /// less, but add their noise: a quiet panel takes a wide window, a noisy
+  /// one a narrow one), and the inverse share fitted as `a + b d^2` over
   /// where in the cell the press lands (least squares).
-  public static func fit(pitch: Double, reach: Int, weight: (Double, Double) -> Double) -> ContactModel {
+  public static func fit(
+    pitch: Double, reach: Int, noise_n: Double, weight: (Double, Double) -> Double
+  ) -> ContactModel {
     let samples = 8
     var offsets: [(d2: Double, shares: [Double])] = []
     for a in 0..<samples {
@@ -107,11 +111,15 @@ public struct ContactModel: Sendable, Equatable {
         offsets.append((u * u + v * v, near.map { all > 0 ? $0 / all : 1 }))
       }
     }
-    var radius = 3
-    for r in 1...3 where offsets.allSatisfy({ $0.shares[r] >= 0.95 }) {
-      radius = r
-      break
+    // Expected error of a 1 N press: half of what the scale must make up
+    // where the window holds least, and the window's noise.
+    func error(_ r: Int) -> Double {
+      let least = offsets.map { $0.shares[r] }.min() ?? 1
+      let model = 0.5 * (1 - least)
+      let noise = max(noise_n, 0) * Double(2 * r + 1)
+      return (model * model + noise * noise).squareRoot()
     }
+    let radius = (1...3).min { error($0) < error($1) } ?? 2
     // 1 / share = a + b d^2, least squares.
     var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
     for o in offsets {
@@ -134,9 +142,9 @@ public struct ContactModel: Sendable, Equatable {
       radius: radius, captureScale: min(max(a, 0.5), 4), captureSlope: min(max(b, -4), 4), mergeSaddle: merge)
   }
 
-  /// The model for a learnt spreading profile.
-  public static func from(_ profile: SpreadProfile) -> ContactModel {
-    fit(pitch: profile.pitch_mm, reach: SpreadProfile.reach + 1) { dx, dy in
+  /// The model for a learnt spreading profile, on cells with `noise_n`.
+  public static func from(_ profile: SpreadProfile, noise_n: Double) -> ContactModel {
+    fit(pitch: profile.pitch_mm, reach: SpreadProfile.reach + 1, noise_n: noise_n) { dx, dy in
       profile.g((dx * dx + dy * dy).squareRoot())
     }
   }

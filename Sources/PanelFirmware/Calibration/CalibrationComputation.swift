@@ -219,7 +219,11 @@ public enum CalibrationComputation {
         model: fit.model.rawValue, spread_mm: fit.spread_mm, placements: used.count, residual_pct: residual,
         kernel: fit.profile == nil ? nil : (fit.learnt ? "profile" : "boussinesq"),
         profile: fit.learnt ? fit.profile?.values : nil, profileStep_mm: fit.learnt ? fit.profile?.step_mm : nil),
-      coupling: fit.coupling, contact: fit.profile.map(ContactModel.from))
+      coupling: fit.coupling,
+      contact: fit.profile.map {
+        let noise = cells.map(\.noise_n).filter(\.isFinite).sorted()
+        return ContactModel.from($0, noise_n: noise.isEmpty ? 0 : noise[noise.count / 2])
+      })
     let verifySteps = data.indices.filter { data[$0].step.role == .verify }
     let verification = try Verification.run(record: record, steps: verifySteps, data: data, session: session, board: board)
     // Without verification placements, the accuracy is estimated by

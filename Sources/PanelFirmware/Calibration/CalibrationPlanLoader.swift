@@ -21,9 +21,9 @@ extension CalibrationPlan {
     let boardName = try header.string("board")
     let others = try header.stringArray("boards") ?? []
     if boardName != board.name && !others.contains(board.name) {
-      let names = ([boardName] + others).map { "\"\($0)\"" }.joined(separator: ", ")
+      let names = ([boardName] + others).map { Quote.text($0) }.joined(separator: ", ")
       throw header.error(
-        "board", "the plan is for board\(others.isEmpty ? "" : "s") \(names), not \"\(board.name)\" (\(board.file))")
+        "board", "the plan is for board\(others.isEmpty ? "" : "s") \(names), not \(Quote.text(board.name)) (\(board.file))")
     }
     let reference = try header.optionalDouble("reference_g", in: .referenceMass_g)
     let timing = try CalibrationTiming(root.optionalTable("timing"))
@@ -105,7 +105,7 @@ enum StepList {
       var role: StepRole?
       if let r = try t.optionalString("role") {
         guard let value = StepRole(rawValue: r) else {
-          throw t.error("role", "\"\(r)\" is not one of \(StepRole.allCases.map(\.rawValue).joined(separator: ", "))")
+          throw t.error("role", "\(Quote.text(r)) is not one of \(StepRole.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         role = value
       }

@@ -75,7 +75,7 @@ public struct CalibrationSession: Sendable, Equatable {
       ["board", "serial", "plan", "date", "reference_g", "limits", "step"], .warn, warnings: &warnings)
     let name = try root.string("board")
     if name != board.name {
-      throw root.error("board", "the session is for board \"\(name)\", not \"\(board.name)\" (\(board.file))")
+      throw root.error("board", "the session is for board \(Quote.text(name)), not \(Quote.text(board.name)) (\(board.file))")
     }
     let serial = try root.string("serial")
     if serial.isEmpty { throw root.error("serial", "must not be empty") }

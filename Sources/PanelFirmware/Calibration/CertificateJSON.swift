@@ -104,6 +104,8 @@ extension Certificate {
       w.field("date", r.record.created)
       w.field("result", r.passed ? "pass" : "fail")
       w.field("stored", r.storage ?? "")
+      // The record this certificate goes with: the CRC-32 of its file.
+      if r.passed { w.field("record_crc32", hex32(CRC32.checksum(r.record.encoded().utf8))) }
       w.field("reference_temp_c", r.record.referenceTemperature_c)
       w.field("temperatures_c", array: { w in
         w.value(JSONWriter.number(r.temperatures.low))

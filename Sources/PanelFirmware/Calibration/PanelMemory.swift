@@ -70,7 +70,7 @@ public struct SimulatedTwinRig {
   public init(board: Board, speed: Double) throws(FileError) {
     let c = try FrontEndFactory.driverConfiguration(board)
     guard c.isSimulated else {
-      throw FileError(file: board.file, field: "[frontend] bus", message: "\"\(c.bus)\" is a real bus, not a simulated twin")
+      throw FileError(file: board.file, field: "[frontend] bus", message: "\(Quote.text(c.bus)) is a real bus, not a simulated twin")
     }
     hardware = try FrontEndFactory.simulatedHardware(board: board, configuration: c, options: RunOptions(speed: speed))
     hardware.signals.clearScenario()

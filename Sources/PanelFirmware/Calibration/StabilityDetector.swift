@@ -14,6 +14,9 @@ public struct StabilityDetector: Sendable {
   var filled = 0
   /// Mean |first difference| per cell (noise estimate), counts.
   var meanStep: [Double]
+  /// Mean |difference| of consecutive windows' medians per cell, counts:
+  /// the slow wander that first differences do not show.
+  var meanDrift: [Double]
   var last: [Int32]
   var primed = false
   /// The median of each cell over the last complete window.
@@ -30,6 +33,7 @@ public struct StabilityDetector: Sendable {
     settleWindows = max(1, Int(saturating: (settle_s / window_s).rounded(.up)))
     window = [[Int32]](repeating: [Int32](repeating: 0, count: windowFrames), count: cellCount)
     meanStep = [Double](repeating: 0, count: cellCount)
+    meanDrift = [Double](repeating: 0, count: cellCount)
     last = [Int32](repeating: 0, count: cellCount)
     level = [Double](repeating: 0, count: cellCount)
   }
@@ -69,8 +73,15 @@ public struct StabilityDetector: Sendable {
       var worst = 0.0
       let spread = 5 * 1.25 * (2 / Double(windowFrames)).squareRoot()
       for k in 0..<cellCount {
-        let tolerance = spread * sigma(k) + 2e-4 * abs(level[k] - zero(k)) + 1
-        worst = max(worst, abs(level[k] - previous[k]) / tolerance)
+        // White noise's share, creep's, and the wander this cell has shown
+        // between still windows (six mean differences, about five of its
+        // deviations, as the white share allows: a panel that
+        // wanders slowly settles too, a mass arriving is far beyond).
+        let white = spread * sigma(k) + 2e-4 * abs(level[k] - zero(k)) + 1
+        let tolerance = max(white, 6 * meanDrift[k])
+        let change = abs(level[k] - previous[k])
+        worst = max(worst, change / tolerance)
+        if change <= 2 * tolerance { meanDrift[k] += (change - meanDrift[k]) / 16 }
       }
       score = worst
       stillWindows = worst <= 1 ? stillWindows + 1 : 0

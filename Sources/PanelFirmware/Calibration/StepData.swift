@@ -35,7 +35,7 @@ public struct StepData: Sendable {
     if n != board.cellCount {
       throw FileError(
         file: path, line: 1, field: "header",
-        message: "\(step.name) has \(n) raw columns, board \"\(board.name)\" has \(board.cellCount) cells")
+        message: "\(step.name) has \(n) raw columns, board \(Quote.text(board.name)) has \(board.cellCount) cells")
     }
     var samples = [[Int32]](repeating: [], count: n)
     var times: [Int64] = []

@@ -12,34 +12,50 @@ import ForceCore
 /// the first frame polled), so a regular file can script a run; a line
 /// without it applies at the next frame.
 ///
-/// `poll` makes one non-blocking read per call and allocates nothing when
-/// nothing arrived and nothing is due.
+/// What one `poll` does is bounded, whatever the host writes: one read of
+/// at most `readBytesPerPoll` bytes, at most `maxLinesPerPoll` lines taken
+/// (a `regions` line, which loads a file, ends the poll's lines), at most
+/// `maxLinesPerPoll` timed lines applied. Lines beyond wait for the next
+/// frames; a flood backs up in the pipe, not in the panel. A line longer
+/// than `maxLineBytes` is refused with an error (never cut), and at most
+/// `maxScheduled` timed lines may wait.
+///
+/// `poll` allocates nothing when nothing arrived and nothing is due.
 public struct ControlChannel {
   public let path: String
   let board: Board
   let fd: Int32
-  var chunk: [UInt8]
-  var partial: [UInt8] = []
+  /// Bytes read and not yet taken: `buffer[start..<end]`.
+  let storage: ByteStorage
+  var buffer: UnsafeMutableBufferPointer<UInt8> { storage.bytes }
+  var start = 0
+  var end = 0
+  /// Inside a line longer than `maxLineBytes`: its bytes are dropped up to
+  /// its newline (the error was given when it overflowed).
+  var skipping = false
   var lineNumber = 0
   var schedule = ControlSchedule<Void>()
   var failed = false
 
-  /// Opens `path` (a regular file or a FIFO) for non-blocking reads.
+  /// The longest control line (a `quick_actions` line with four actions
+  /// takes under 1 KiB).
+  public static let maxLineBytes = 16 * 1024
+  /// Bytes read per poll (per frame).
+  public static let readBytesPerPoll = 4096
+  /// Lines taken, and timed lines applied, per poll.
+  public static let maxLinesPerPoll = 16
+  /// Timed lines (`at SECONDS ...`) waiting at most.
+  public static let maxScheduled = 1024
+
+  /// Opens `path` (a regular file or a named pipe, see `InputFile`) for
+  /// non-blocking reads.
   public init(path: String, board: Board) throws(FileError) {
     self.path = path
     self.board = board
-    var fd: Int32 = -1
-    repeat {
-      fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    } while fd < 0 && errno == EINTR
-    if fd < 0 {
-      let code = errno
-      if code == ENOENT { throw FileError(file: path, message: "no such file") }
-      throw FileError(file: path, message: "cannot open: \(String(cString: strerror(code)))")
-    }
-    self.fd = fd
-    chunk = [UInt8](repeating: 0, count: 4096)
-    partial.reserveCapacity(4096)
+    fd = try InputFile.open(path, accepting: .regularFileOrPipe)
+    let flags = fcntl(fd, F_GETFL)
+    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    storage = ByteStorage(capacity: ControlChannel.maxLineBytes + ControlChannel.readBytesPerPoll)
   }
 
   /// Closes the file.
@@ -50,45 +66,102 @@ public struct ControlChannel {
   public mutating func poll(time: Time_us) -> (due: [InteractionCommand], errors: [FileError]) {
     var due: [(command: InteractionCommand, tag: Void)] = []
     var errors: [FileError] = []
-    if !failed { drain(into: &due, errors: &errors) }
-    schedule.take(time: time, into: &due)
+    if !failed { readOnce(&errors) }
+    takeLines(&due, &errors)
+    schedule.take(time: time, into: &due, limit: ControlChannel.maxLinesPerPoll)
     return (due.map(\.command), errors)
   }
 
-  mutating func drain(into due: inout [(command: InteractionCommand, tag: Void)], errors: inout [FileError]) {
+  /// One non-blocking read into the free end of the buffer, if there is
+  /// room for a whole read.
+  mutating func readOnce(_ errors: inout [FileError]) {
+    if start > 0 && start == end {
+      start = 0
+      end = 0
+    }
+    if buffer.count - end < ControlChannel.readBytesPerPoll && start > 0 {
+      let pending = end - start
+      UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: buffer.baseAddress! + start, byteCount: pending)
+      start = 0
+      end = pending
+    }
+    let room = min(ControlChannel.readBytesPerPoll, buffer.count - end)
+    guard room > 0 else { return }
     while true {
-      let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if n < 0 {
-        let code = errno
-        if code == EINTR { continue }
-        if code == EAGAIN || code == EWOULDBLOCK { return }
-        failed = true
-        errors.append(FileError(file: path, message: "cannot read: \(String(cString: strerror(code)))"))
+      let n = Glibc.read(fd, buffer.baseAddress! + end, room)
+      if n > 0 {
+        end += n
         return
       }
       if n == 0 { return }
-      for i in 0..<n {
-        let b = chunk[i]
-        if b == UInt8(ascii: "\n") {
-          take(&due, &errors)
-        } else if partial.count < 64 * 1024 {
-          partial.append(b)
-        }
-      }
-      if n < chunk.count { return }
+      let code = errno
+      if code == EINTR { continue }
+      if code == EAGAIN || code == EWOULDBLOCK { return }
+      failed = true
+      errors.append(FileError(file: path, message: "cannot read: \(String(cString: strerror(code)))"))
+      return
     }
   }
 
-  /// Parses the line collected in `partial`.
-  mutating func take(_ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]) {
-    lineNumber += 1
-    let text = String(decoding: partial, as: UTF8.self)
-    partial.removeAll(keepingCapacity: true)
-    do {
-      guard let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board) else { return }
-      schedule.add(line, tag: (), due: &due)
-    } catch {
-      errors.append(error)
+  /// Takes up to `maxLinesPerPoll` whole lines from the buffer.
+  mutating func takeLines(_ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]) {
+    var budget = ControlChannel.maxLinesPerPoll
+    while budget > 0 {
+      let pending = UnsafeBufferPointer(rebasing: buffer[start..<end])
+      guard let offset = pending.firstIndex(of: UInt8(ascii: "\n")) else {
+        if pending.count >= ControlChannel.maxLineBytes {
+          if !skipping {
+            errors.append(
+              FileError(
+                file: path, line: lineNumber + 1,
+                message: "longer than \(ControlChannel.maxLineBytes / 1024) KiB (the limit for a control line): refused"))
+          }
+          skipping = true
+          start = end
+        }
+        return
+      }
+      let newline = start + offset
+      let line = UnsafeBufferPointer(rebasing: buffer[start..<newline])
+      start = newline + 1
+      lineNumber += 1
+      if skipping {
+        skipping = false
+        continue
+      }
+      budget -= take(line, &due, &errors)
     }
   }
+
+  /// Parses one line; returns its cost against the poll's budget (a
+  /// `regions` line, which loaded a file, takes all of it).
+  mutating func take(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]
+  ) -> Int {
+    let text = String(decoding: bytes, as: UTF8.self)
+    do {
+      guard let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board) else { return 1 }
+      let cost: Int
+      if case .regions = line.command { cost = ControlChannel.maxLinesPerPoll } else { cost = 1 }
+      guard line.at_s == nil || schedule.pending < ControlChannel.maxScheduled else {
+        errors.append(
+          FileError(
+            file: path, line: lineNumber,
+            message: "\(ControlChannel.maxScheduled) timed lines are already waiting (the limit): refused"))
+        return cost
+      }
+      schedule.add(line, tag: (), due: &due)
+      return cost
+    } catch {
+      errors.append(error)
+      return 1
+    }
+  }
+}
+
+/// A byte buffer allocated once, freed with its last owner.
+final class ByteStorage {
+  let bytes: UnsafeMutableBufferPointer<UInt8>
+  init(capacity: Int) { bytes = .allocate(capacity: capacity) }
+  deinit { bytes.deallocate() }
 }

@@ -28,14 +28,19 @@ public struct ControlSchedule<Tag> {
   }
 
   /// Appends to `due` the waiting lines whose time has come at frame time
-  /// `time`, in time order.
-  public mutating func take(time: Time_us, into due: inout [(command: InteractionCommand, tag: Tag)]) {
+  /// `time`, in time order, at most `limit` of them (the rest wait for the
+  /// next frame: a burst of lines never holds one frame up).
+  public mutating func take(
+    time: Time_us, into due: inout [(command: InteractionCommand, tag: Tag)], limit: Int = .max
+  ) {
     let start = start_us ?? time.rawValue
     start_us = start
     let now = Saturating.subtract(time.rawValue, start)
-    while let first = waiting.first, first.at_us <= now {
+    var taken = 0
+    while taken < limit, let first = waiting.first, first.at_us <= now {
       due.append((first.command, first.tag))
       waiting.removeFirst()
+      taken += 1
     }
   }
 }

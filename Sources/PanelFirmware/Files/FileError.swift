@@ -25,8 +25,11 @@ public struct FileError: Error, CustomStringConvertible, Equatable, Sendable {
     self.message = message
   }
 
-  /// `file:line: field: message`, leaving out the parts that are not known.
-  public var description: String {
+  /// `file:line: field: message`, leaving out the parts that are not known;
+  /// one line of at most `Quote.maxLineCharacters` characters, escaped.
+  public var description: String { Quote.line(text) }
+
+  private var text: String {
     var text = file
     if let line {
       text += ":\(line)"

@@ -17,29 +17,6 @@ enum FilesPOSIX {
     FileError(file: path, message: "\(what): \(errnoText(code))")
   }
 
-  /// Opens `path` for reading; a missing file is the error "no such file".
-  static func openForReading(_ path: String) throws(FileError) -> Int32 {
-    while true {
-      let fd = open(path, O_RDONLY | O_CLOEXEC)
-      if fd >= 0 {
-        var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-          close(fd)
-          throw FileError(file: path, message: "is a directory, not a file")
-        }
-        return fd
-      }
-      let code = errno
-      if code == EINTR {
-        continue
-      }
-      if code == ENOENT {
-        throw FileError(file: path, message: "no such file")
-      }
-      throw failure(path, "cannot open", code)
-    }
-  }
-
   /// Reads up to `count` bytes into `buffer`; 0 means end of file.
   static func readSome(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, path: String)
     throws(FileError) -> Int
@@ -52,23 +29,6 @@ enum FilesPOSIX {
       if errno != EINTR {
         throw failure(path, "cannot read")
       }
-    }
-  }
-
-  /// The whole content of the file at `path`.
-  static func readWholeFile(_ path: String) throws(FileError) -> [UInt8] {
-    let fd = try openForReading(path)
-    defer { close(fd) }
-    var result: [UInt8] = []
-    let chunkSize = 64 * 1024
-    let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
-    defer { chunk.deallocate() }
-    while true {
-      let count = try readSome(fd, chunk, chunkSize, path: path)
-      if count == 0 {
-        return result
-      }
-      result.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
     }
   }
 

@@ -52,7 +52,7 @@ public struct RecordingHeader: Sendable, Equatable {
     guard names.first == "t_us" else {
       throw FileError(
         file: file, line: 1, field: "column 1",
-        message: "expected t_us, found \(String(reflecting: names.first ?? ""))")
+        message: "expected t_us, found \(Quote.text(names.first ?? ""))")
     }
     var cellCount = 0
     var hasTemperature = false
@@ -67,7 +67,7 @@ public struct RecordingHeader: Sendable, Equatable {
       } else if cellCount > 0 && !known {
         extra.append(name)
       } else if cellCount > 0 && isRawName(name) && (hasTemperature || !extra.isEmpty) {
-        let after = hasTemperature ? "temp_c" : String(reflecting: extra[0])
+        let after = hasTemperature ? "temp_c" : Quote.text(extra[0])
         throw FileError(
           file: file, line: 1, field: field,
           message: "\(name) comes after \(after): the raw_ columns come first, right after t_us")
@@ -77,7 +77,7 @@ public struct RecordingHeader: Sendable, Equatable {
         let expected = cellCount == 0 ? "raw_0" : "raw_\(cellCount) or temp_c"
         throw FileError(
           file: file, line: 1, field: field,
-          message: "expected \(expected), found \(String(reflecting: name))")
+          message: "expected \(expected), found \(Quote.text(name))")
       }
     }
     guard cellCount > 0 else {

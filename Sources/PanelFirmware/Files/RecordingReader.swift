@@ -40,7 +40,7 @@ public struct RecordingReader {
     extraColumns.enumerated().map { i, name in
       FileError(
         file: path, line: 1, field: "column \(columnNames.count - extraColumns.count + i + 1)",
-        message: "\(String(reflecting: name)) is not a recording column: ignored")
+        message: "\(Quote.text(name)) is not a recording column: ignored")
     }
   }
 
@@ -56,6 +56,7 @@ public struct RecordingReader {
     if row.starts(with: [0xEF, 0xBB, 0xBF]) {
       row = UnsafeBufferPointer(rebasing: row[3...])
     }
+    if row.contains(UInt8(ascii: "\r")) { throw RecordingReader.loneCarriageReturn(path, 1) }
     let names = row.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map {
       String(decoding: RecordingText.trimmed($0), as: UTF8.self)
     }
@@ -88,6 +89,13 @@ public struct RecordingReader {
       row = line
     } while RecordingText.isBlank(row)
     let lineNumber = source.lineNumber
+    if source.lastLineUnterminated && path.hasSuffix(".partial") {
+      // The recording was interrupted while writing this row: stop at the
+      // whole rows before it (`cutOffRow` says so).
+      source.cutOffLine = lineNumber
+      return nil
+    }
+    if row.contains(UInt8(ascii: "\r")) { throw RecordingReader.loneCarriageReturn(path, lineNumber) }
 
     let expected = columnNames.count
     var commas = 0
@@ -138,7 +146,27 @@ public struct RecordingReader {
         file: path, line: lineNumber, message: "t_us goes backwards (\(tUs) after \(lastTUs))")
     }
     source.lastTUs = tUs
+    source.rows += 1
     return (tUs, temperature)
+  }
+
+  /// The line of a `.partial` recording's last row when it was cut off
+  /// (no line end: the recording was interrupted while writing it) and so
+  /// not read; nil otherwise. Only a file whose name ends in `.partial`
+  /// is read this way: in any other file a last row without a line end is
+  /// a row like the others.
+  public var cutOffRow: Int? { source.cutOffLine }
+
+  /// One line about the row `cutOffRow` left out, or nil.
+  public var cutOffNote: String? {
+    cutOffRow.map { line in
+      "\(path):\(line): the last row is cut off (the recording was interrupted); read the \(source.rows) whole rows before it"
+    }
+  }
+
+  static func loneCarriageReturn(_ path: String, _ line: Int) -> FileError {
+    FileError(
+      file: path, line: line, message: "a carriage return inside the line (lines must end in LF or CR LF)")
   }
 
   /// How much of the file has been read, 0...1 (for progress; shared by
@@ -153,16 +181,17 @@ public struct RecordingReader {
   private func notANumber(
     _ line: Int, column: Int, _ row: UnsafeBufferPointer<UInt8>, _ field: Range<Int>, _ what: String
   ) -> FileError {
-    let text = String(decoding: RecordingText.trimmed(row[field]), as: UTF8.self)
+    let text = Quote.bytes(RecordingText.trimmed(row[field]))
     return FileError(
       file: path, line: line, field: "column \(columnNames[column])",
-      message: "\(String(reflecting: text)) is not \(what)")
+      message: "\(text) is not \(what)")
   }
 
   private func outOfRange(
     _ line: Int, column: Int, _ row: UnsafeBufferPointer<UInt8>, _ field: Range<Int>, _ limits: String
   ) -> FileError {
-    let text = String(decoding: RecordingText.trimmed(row[field]), as: UTF8.self)
+    let digits = RecordingText.trimmed(row[field])
+    let text = digits.count <= Quote.maxCharacters ? String(decoding: digits, as: UTF8.self) : Quote.bytes(digits)
     return FileError(
       file: path, line: line, field: "column \(columnNames[column])",
       message: "\(text) is outside \(limits)")
@@ -203,14 +232,21 @@ final class RecordingLineSource {
   private(set) var lineNumber = 0
   /// The timestamp of the last row read, shared by all copies of a reader.
   var lastTUs: Int64?
+  /// Whether the line last returned ended the file without a line end.
+  private(set) var lastLineUnterminated = false
+  /// See `RecordingReader.cutOffRow`.
+  var cutOffLine: Int?
+  /// Rows read, shared by all copies of a reader.
+  var rows = 0
   /// The file's size when opened, and the bytes read from it so far.
   let size: Int
   private var bytesRead = 0
   static let initialCapacity = 256 * 1024
-  static let maxLineLength = 16 * 1024 * 1024
+  /// The longest line read: a row of 4096 cells takes under 50 KiB.
+  static let maxLineLength = 1 << 20
 
   init(path: String) throws(FileError) {
-    fd = try FilesPOSIX.openForReading(path)
+    fd = try InputFile.open(path)
     var info = stat()
     size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
     self.path = path
@@ -245,7 +281,7 @@ final class RecordingLineSource {
       }
       if end == capacity {
         guard capacity < RecordingLineSource.maxLineLength else {
-          throw FileError(file: path, line: lineNumber + 1, message: "line is longer than 16 MiB")
+          throw FileError(file: path, line: lineNumber + 1, message: "line is longer than 1 MiB (the limit)")
         }
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
         larger.initialize(from: buffer, count: end)
@@ -276,6 +312,7 @@ final class RecordingLineSource {
       length -= 1
     }
     let line = UnsafeBufferPointer(start: buffer + start, count: length)
+    lastLineUnterminated = terminator == 0
     start = lineEnd + terminator
     lineNumber += 1
     return line

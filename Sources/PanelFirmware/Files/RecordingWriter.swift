@@ -114,6 +114,8 @@ final class RecordingSink {
   private var count = 0
   /// Bytes of the buffer already written to the file (a failed flush resumes here).
   private var written = 0
+  /// Bytes in the file: whole rows only, once a flush has ended.
+  private var fileBytes = 0
   /// The most one row can take; `reserve()` guarantees this much room.
   var maxRowBytes = 0
 
@@ -160,6 +162,10 @@ final class RecordingSink {
     count += bytes
   }
 
+  /// Writes the buffer, looping on short writes. When a write fails (a
+  /// full disk, a file size limit) part-way, the file is cut back to its
+  /// last whole row, so that the `.partial` file never ends mid-row, and
+  /// the rows not written stay buffered.
   func flush() throws(FileError) {
     guard fd >= 0 else {
       throw FileError(file: partialPath, message: "the recording is already finished")
@@ -170,12 +176,29 @@ final class RecordingSink {
         if errno == EINTR {
           continue
         }
-        throw FilesPOSIX.failure(partialPath, "cannot write")
+        let code = errno
+        keepWholeRows()
+        throw FilesPOSIX.failure(partialPath, "cannot write", code)
       }
       written += result
     }
+    fileBytes += written
     count = 0
     written = 0
+  }
+
+  /// After a failed write: truncates the file after the last whole row
+  /// written and keeps the rest of the buffer for a later flush.
+  private func keepWholeRows() {
+    var whole = written
+    while whole > 0 && buffer[whole - 1] != UInt8(ascii: "\n") { whole -= 1 }
+    let end = fileBytes + whole
+    if ftruncate(fd, off_t(end)) == 0 && lseek(fd, off_t(end), SEEK_SET) == off_t(end) {
+      fileBytes = end
+      (buffer).update(from: buffer + whole, count: count - whole)
+      count -= whole
+      written = 0
+    }
   }
 
   func finish(renamingTo path: String) throws(FileError) {

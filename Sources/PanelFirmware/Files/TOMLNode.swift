@@ -41,14 +41,18 @@ final class TOMLNode {
   var kind: Kind
   let name: String
   var line: Int
+  /// How deep the node is: the root 0, `[a]` 1, `[a.b]` and `a.b = 1` 2;
+  /// an element of an array of tables is one deeper than the array.
+  let level: Int
   private(set) var keys: [String] = []
   private(set) var children: [String: TOMLNode] = [:]
   var elements: [TOMLNode] = []
 
-  init(kind: Kind, name: String, line: Int) {
+  init(kind: Kind, name: String, line: Int, level: Int) {
     self.kind = kind
     self.name = name
     self.line = line
+    self.level = level
   }
 
   func add(_ key: String, _ child: TOMLNode) {

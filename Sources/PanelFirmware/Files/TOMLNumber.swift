@@ -9,9 +9,9 @@ enum TOMLNumber {
   /// integer (`-12`, `1_000`, `0xFF`, `0o17`, `0b101`) or a float (`0.8`, `1e3`, `-2.5E-3`).
   static func parse(_ token: ArraySlice<UInt8>) -> Result<TOMLValue, Invalid> {
     let bytes = Array(token)
-    let quoted = String(reflecting: String(decoding: bytes, as: UTF8.self))
-    let invalid = Invalid(message: "invalid number \(quoted)")
-    let outOfRange = Invalid(message: "number \(quoted) is out of range")
+    var quoted: String { Quote.bytes(bytes) }
+    var invalid: Invalid { Invalid(message: "invalid number \(quoted)") }
+    var outOfRange: Invalid { Invalid(message: "number \(quoted) is out of range") }
     var index = 0
     var negative = false
     var signed = false

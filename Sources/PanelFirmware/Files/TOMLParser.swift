@@ -8,8 +8,8 @@ struct TOMLParser {
   private var current: TOMLNode
   /// The key whose value is being parsed, named in syntax errors.
   private var fieldContext: String?
-  private var depth = 0
-  private static let maxDepth = 64
+  /// Keys and array elements so far, against `TOMLLimits.maxEntries`.
+  private var entries = 0
 
   init(bytes: [UInt8], file: String) {
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
@@ -18,7 +18,7 @@ struct TOMLParser {
       self.bytes = bytes
     }
     self.file = file
-    root = TOMLNode(kind: .table(.root), name: "", line: 1)
+    root = TOMLNode(kind: .table(.root), name: "", line: 1, level: 0)
     current = root
   }
 
@@ -29,7 +29,7 @@ struct TOMLParser {
       guard let byte = peek() else { break }
       switch byte {
       case TOMLByte.hash:
-        skipComment()
+        try skipComment()
       case TOMLByte.newline, TOMLByte.carriageReturn:
         try consumeNewline()
       case TOMLByte.openBracket:
@@ -61,8 +61,11 @@ struct TOMLParser {
     }
   }
 
-  private mutating func skipComment() {
+  /// Skips a comment to the end of its line. TOML allows no control
+  /// character in a comment but the tab.
+  private mutating func skipComment() throws(FileError) {
     while let byte = peek(), byte != TOMLByte.newline, byte != TOMLByte.carriageReturn {
+      if TOMLParser.isForbiddenControl(byte) { throw controlCharacterError(byte, in: "a comment") }
       pos += 1
     }
   }
@@ -84,7 +87,7 @@ struct TOMLParser {
     while true {
       skipSpaces()
       switch peek() {
-      case TOMLByte.hash: skipComment()
+      case TOMLByte.hash: try skipComment()
       case TOMLByte.newline, TOMLByte.carriageReturn: try consumeNewline()
       default: return
       }
@@ -95,7 +98,7 @@ struct TOMLParser {
   private mutating func expectLineEnd(after what: String) throws(FileError) {
     skipSpaces()
     if peek() == TOMLByte.hash {
-      skipComment()
+      try skipComment()
     }
     guard let byte = peek() else { return }
     guard byte == TOMLByte.newline || byte == TOMLByte.carriageReturn else {
@@ -123,7 +126,7 @@ struct TOMLParser {
       }
       end += 1
     }
-    return String(reflecting: String(decoding: bytes[pos..<end], as: UTF8.self))
+    return Quote.bytes(bytes[pos..<end])
   }
 
   private static func isStructural(_ byte: UInt8) -> Bool {
@@ -143,6 +146,9 @@ struct TOMLParser {
   private mutating func parseKeyPath(what: String) throws(FileError) -> [String] {
     var parts: [String] = []
     while true {
+      guard parts.count < TOMLLimits.maxDepth else {
+        throw error("a key or table name of more than \(TOMLLimits.maxDepth) parts (the limit)")
+      }
       skipSpaces()
       let expected = parts.isEmpty ? what : "a key after '.'"
       guard let byte = peek() else {
@@ -161,6 +167,9 @@ struct TOMLParser {
       } else {
         throw error("expected \(expected), found \(found())")
       }
+      guard parts[parts.count - 1].utf8.count <= TOMLLimits.maxKeyBytes else {
+        throw error("a key longer than \(TOMLLimits.maxKeyBytes) bytes (the limit)")
+      }
       skipSpaces()
       guard peek() == TOMLByte.dot else { return parts }
       pos += 1
@@ -173,6 +182,8 @@ struct TOMLParser {
     let path = try parseKeyPath(what: "a key")
     let shownPath = TOMLKeys.display(path: path)
     fieldContext = TOMLKeys.field(table: table.name, shownKey: shownPath)
+    try checkLevel(table.level + path.count, at: keyLine)
+    try countEntry()
     var target = table
     for (index, key) in path.dropLast().enumerated() {
       if let child = target.children[key] {
@@ -183,7 +194,8 @@ struct TOMLParser {
         target = child
       } else {
         let child = TOMLNode(
-          kind: .table(.dotted), name: TOMLKeys.childName(target.name, key), line: keyLine)
+          kind: .table(.dotted), name: TOMLKeys.childName(target.name, key), line: keyLine,
+          level: target.level + 1)
         target.add(key, child)
         target = child
       }
@@ -200,8 +212,9 @@ struct TOMLParser {
     }
     pos += 1
     skipSpaces()
-    let value = try parseValue(name: TOMLKeys.childName(target.name, key))
-    target.add(key, TOMLNode(kind: .value(value), name: TOMLKeys.childName(target.name, key), line: keyLine))
+    let name = TOMLKeys.childName(target.name, key)
+    let value = try parseValue(name: name, level: target.level + 1)
+    target.add(key, TOMLNode(kind: .value(value), name: name, line: keyLine, level: target.level + 1))
   }
 
   // MARK: Headers
@@ -216,6 +229,7 @@ struct TOMLParser {
     }
     let path = try parseKeyPath(what: isArray ? "an array-of-tables name" : "a table name")
     let shown = TOMLKeys.display(path: path)
+    try checkLevel(path.count, at: headerLine)
     skipSpaces()
     if isArray {
       guard peek() == TOMLByte.closeBracket, peek(1) == TOMLByte.closeBracket else {
@@ -231,7 +245,7 @@ struct TOMLParser {
     current = try defineTable(path, isArray: isArray, line: headerLine)
   }
 
-  private func defineTable(_ path: [String], isArray: Bool, line headerLine: Int) throws(FileError)
+  private mutating func defineTable(_ path: [String], isArray: Bool, line headerLine: Int) throws(FileError)
     -> TOMLNode
   {
     let shown = TOMLKeys.display(path: path)
@@ -254,7 +268,8 @@ struct TOMLParser {
         }
       } else {
         let child = TOMLNode(
-          kind: .table(.implicit), name: TOMLKeys.childName(node.name, key), line: headerLine)
+          kind: .table(.implicit), name: TOMLKeys.childName(node.name, key), line: headerLine,
+          level: node.level + 1)
         node.add(key, child)
         node = child
       }
@@ -265,17 +280,17 @@ struct TOMLParser {
     guard let existing = node.children[key] else {
       let name = TOMLKeys.childName(node.name, key)
       if isArray {
-        let array = TOMLNode(kind: .arrayOfTables, name: name, line: headerLine)
+        let array = TOMLNode(kind: .arrayOfTables, name: name, line: headerLine, level: node.level + 1)
         node.add(key, array)
-        return TOMLParser.appendElement(to: array, line: headerLine)
+        return try appendElement(to: array, line: headerLine)
       }
-      let table = TOMLNode(kind: .table(.header), name: name, line: headerLine)
+      let table = TOMLNode(kind: .table(.header), name: name, line: headerLine, level: node.level + 1)
       node.add(key, table)
       return table
     }
     switch (existing.kind, isArray) {
     case (.arrayOfTables, true):
-      return TOMLParser.appendElement(to: existing, line: headerLine)
+      return try appendElement(to: existing, line: headerLine)
     case (.table(.implicit), false):
       existing.kind = .table(.header)
       existing.line = headerLine
@@ -287,49 +302,63 @@ struct TOMLParser {
     }
   }
 
-  private static func appendElement(to array: TOMLNode, line: Int) -> TOMLNode {
+  private mutating func appendElement(to array: TOMLNode, line: Int) throws(FileError) -> TOMLNode {
+    guard array.elements.count < TOMLLimits.maxArrayElements else {
+      throw error(
+        "more than \(TOMLLimits.maxArrayElements) [[\(array.name)]] tables (the limit for an array of tables)",
+        at: line)
+    }
+    try checkLevel(array.level + 1, at: line)
+    try countEntry()
     let element = TOMLNode(
-      kind: .table(.header), name: "\(array.name)[\(array.elements.count + 1)]", line: line)
+      kind: .table(.header), name: "\(array.name)[\(array.elements.count + 1)]", line: line,
+      level: array.level + 1)
     array.elements.append(element)
     return element
   }
 
+  // MARK: Limits
+
+  /// Refuses nesting deeper than `TOMLLimits.maxDepth`: header parts,
+  /// dotted keys, arrays and inline tables all count.
+  private func checkLevel(_ level: Int, at errorLine: Int? = nil) throws(FileError) {
+    guard level <= TOMLLimits.maxDepth else {
+      throw error(
+        "nested more than \(TOMLLimits.maxDepth) levels deep (tables, dotted keys, arrays and inline tables together)",
+        at: errorLine)
+    }
+  }
+
+  /// Counts one key or array element against `TOMLLimits.maxEntries`.
+  private mutating func countEntry() throws(FileError) {
+    entries += 1
+    guard entries <= TOMLLimits.maxEntries else {
+      throw error("more than \(TOMLLimits.maxEntries) keys and array elements in one file (the limit)")
+    }
+  }
+
   // MARK: Values
 
-  /// Parses a value; `name` is what an inline table here would be called.
-  private mutating func parseValue(name: String) throws(FileError) -> TOMLParsed {
+  /// Parses a value `level` deep; `name` is what an inline table here
+  /// would be called.
+  private mutating func parseValue(name: String, level: Int) throws(FileError) -> TOMLParsed {
     let startLine = line
     guard let byte = peek() else {
       throw error("expected a value, found end of file")
     }
+    try checkLevel(level)
     switch byte {
     case TOMLByte.quote:
       return .scalar(.string(try parseBasicString(allowMultiline: true)), line: startLine)
     case TOMLByte.apostrophe:
       return .scalar(.string(try parseLiteralString(allowMultiline: true)), line: startLine)
     case TOMLByte.openBracket:
-      return try nested { (parser: inout TOMLParser) throws(FileError) in
-        try parser.parseArray(name: name)
-      }
+      return try parseArray(name: name, level: level)
     case TOMLByte.openBrace:
-      return try nested { (parser: inout TOMLParser) throws(FileError) in
-        try parser.parseInlineTable(name: name)
-      }
+      return try parseInlineTable(name: name, level: level)
     default:
       return .scalar(try parseBareValue(), line: startLine)
     }
-  }
-
-  /// Runs `body` one nesting level deeper, refusing absurd nesting.
-  private mutating func nested(
-    _ body: (inout TOMLParser) throws(FileError) -> TOMLParsed
-  ) throws(FileError) -> TOMLParsed {
-    guard depth < TOMLParser.maxDepth else {
-      throw error("arrays and inline tables are nested too deeply")
-    }
-    depth += 1
-    defer { depth -= 1 }
-    return try body(&self)
   }
 
   /// A boolean or a number.
@@ -351,13 +380,13 @@ struct TOMLParser {
     default: break
     }
     if TOMLParser.looksLikeDateOrTime(token) {
-      throw error("dates and times are not supported (found \(String(reflecting: text)))")
+      throw error("dates and times are not supported (found \(Quote.text(text)))")
     }
     let isNumberStart =
       (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
       || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == TOMLByte.dot
     guard isNumberStart else {
-      throw error("expected a value, found \(String(reflecting: text)) (strings need quotes)")
+      throw error("expected a value, found \(Quote.text(text)) (strings need quotes)")
     }
     switch TOMLNumber.parse(token) {
     case .success(let value): return value
@@ -381,7 +410,7 @@ struct TOMLParser {
       && token.dropFirst(4).first == UInt8(ascii: "-")
   }
 
-  private mutating func parseArray(name: String) throws(FileError) -> TOMLParsed {
+  private mutating func parseArray(name: String, level: Int) throws(FileError) -> TOMLParsed {
     let openLine = line
     pos += 1
     var elements: [TOMLParsed] = []
@@ -394,7 +423,11 @@ struct TOMLParser {
         pos += 1
         break
       }
-      elements.append(try parseValue(name: "\(name)[\(elements.count + 1)]"))
+      guard elements.count < TOMLLimits.maxArrayElements else {
+        throw error("an array of more than \(TOMLLimits.maxArrayElements) elements (the limit)")
+      }
+      try countEntry()
+      elements.append(try parseValue(name: "\(name)[\(elements.count + 1)]", level: level + 1))
       try skipBlank()
       guard let next = peek() else {
         throw error("unterminated array (no closing ']')", at: openLine)
@@ -411,10 +444,10 @@ struct TOMLParser {
     return .array(elements, line: openLine)
   }
 
-  private mutating func parseInlineTable(name: String) throws(FileError) -> TOMLParsed {
+  private mutating func parseInlineTable(name: String, level: Int) throws(FileError) -> TOMLParsed {
     let openLine = line
     pos += 1
-    let table = TOMLNode(kind: .table(.inline), name: name, line: openLine)
+    let table = TOMLNode(kind: .table(.inline), name: name, line: openLine, level: level)
     let outerField = fieldContext
     while true {
       try skipBlank()

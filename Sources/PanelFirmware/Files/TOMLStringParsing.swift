@@ -1,12 +1,12 @@
 /// String and escape parsing for `TOMLParser`.
 extension TOMLParser {
-  private static func isForbiddenControl(_ byte: UInt8) -> Bool {
+  static func isForbiddenControl(_ byte: UInt8) -> Bool {
     (byte < 0x20 && byte != TOMLByte.tab) || byte == 0x7F
   }
 
-  private func controlCharacterError(_ byte: UInt8) -> FileError {
+  func controlCharacterError(_ byte: UInt8, in place: String = "a string (use an escape)") -> FileError {
     let hex = String(byte, radix: 16, uppercase: true)
-    return error("control character U+\(hex.count < 2 ? "0" + hex : hex) in a string (use an escape)")
+    return error("control character U+\(hex.count < 2 ? "0" + hex : hex) in \(place)")
   }
 
   /// `"..."`, or `"""..."""` when allowed.
@@ -163,9 +163,9 @@ extension TOMLParser {
     case UInt8(ascii: "e"): text.append(0x1B)
     case TOMLByte.quote: text.append(TOMLByte.quote)
     case TOMLByte.backslash: text.append(TOMLByte.backslash)
-    case UInt8(ascii: "u"), UInt8(ascii: "U"):
-      let count = code == UInt8(ascii: "u") ? 4 : 8
-      let letter = code == UInt8(ascii: "u") ? "u" : "U"
+    case UInt8(ascii: "x"), UInt8(ascii: "u"), UInt8(ascii: "U"):
+      let count = code == UInt8(ascii: "x") ? 2 : code == UInt8(ascii: "u") ? 4 : 8
+      let letter = String(UnicodeScalar(code))
       var scalarValue: UInt32 = 0
       for offset in 0..<count {
         guard let digit = peek(offset).flatMap(TOMLNumber.hexValue) else {

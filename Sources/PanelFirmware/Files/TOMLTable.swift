@@ -404,9 +404,9 @@ enum TOMLKeys {
   /// `key` itself when it is a bare key, otherwise quoted: `"two words"`.
   static func display(_ key: String) -> String {
     if !key.isEmpty && key.utf8.allSatisfy(isBareKeyByte) {
-      return key
+      return key.utf8.count <= Quote.maxCharacters ? key : String(key.prefix(Quote.maxCharacters)) + "..."
     }
-    return String(reflecting: key)
+    return Quote.text(key)
   }
 
   /// How errors name a key (already shown with `display`) of table `table`.

@@ -57,13 +57,13 @@ public enum FrontEndFactory {
     guard let table = board.frontEnd.table, DriverConfiguration.Chip(rawValue: board.frontEnd.kind) != nil else {
       throw FileError(
         file: board.file, field: "[frontend] kind",
-        message: "\"\(board.frontEnd.kind)\" is not a driver front end")
+        message: "\(Quote.text(board.frontEnd.kind)) is not a driver front end")
     }
     return try DriverConfiguration(table: table, cellCount: board.cellCount, rate_hz: board.rate_hz)
   }
 
   static func unknownKind(_ spec: FrontEndSpec) -> FileError {
-    let message = "unknown front end \"\(spec.kind)\" (expected one of: \(kinds.joined(separator: ", ")))"
+    let message = "unknown front end \(Quote.text(spec.kind)) (expected one of: \(kinds.joined(separator: ", ")))"
     if let table = spec.table { return table.error("kind", message) }
     return FileError(file: "", field: "[frontend] kind", message: message)
   }
@@ -107,7 +107,7 @@ public enum FrontEndFactory {
     guard board.frontEnd.kind == "sim" else {
       throw FileError(
         file: board.file, field: "[frontend] kind",
-        message: "\"\(board.frontEnd.kind)\" is not a simulated front end")
+        message: "\(Quote.text(board.frontEnd.kind)) is not a simulated front end")
     }
     guard let table = board.frontEnd.table else { return SimulationParameters() }
     let parameters = try SimulationParameters(table: table)

@@ -20,13 +20,16 @@ public struct RecordingFrontEnd: FrontEnd {
     if cellCount != board.cellCount {
       throw FileError(
         file: path, line: 1, field: "header",
-        message: "has \(cellCount) raw columns, board \"\(board.name)\" has \(board.cellCount) cells")
+        message: "has \(cellCount) raw columns, board \(Quote.text(board.name)) has \(board.cellCount) cells")
     }
   }
 
   /// How much of the recording has been replayed, 0...1. Copies of this
   /// front end share the reader, so a copy kept aside follows a running loop.
   public var fractionRead: Double { reader.fractionRead }
+
+  /// A `.partial` recording's cut-off last row, left out (one line), or nil.
+  public var cutOffNote: String? { reader.cutOffNote }
 
   /// What the recording holds that replay skips (columns other programs
   /// added), one warning each.

@@ -29,16 +29,16 @@ public struct HapticsSettings: Sendable, Equatable {
     self.init()
     try t.rejectUnknownKeys(HapticsSettings.keys)
     kind = try t.string("kind")
-    if kind != "drv2605l" { throw t.error("kind", "\"\(kind)\" is not a haptic driver this build knows (expected: drv2605l)") }
+    if kind != "drv2605l" { throw t.error("kind", "\(Quote.text(kind)) is not a haptic driver this build knows (expected: drv2605l)") }
     bus = try t.string("bus")
     file = t.file
     busLine = t.line(of: "bus")
     if bus != "sim" && !bus.hasPrefix("/dev/") {
-      throw t.error("bus", "\"\(bus)\" is neither an i2c-dev node (/dev/i2c-N) nor \"sim\"")
+      throw t.error("bus", "\(Quote.text(bus)) is neither an i2c-dev node (/dev/i2c-N) nor \"sim\"")
     }
     if let a = try t.optionalString("actuator") {
       guard let actuator = DRV2605L.Actuator(rawValue: a) else {
-        throw t.error("actuator", "\"\(a)\" is not one of erm, lra")
+        throw t.error("actuator", "\(Quote.text(a)) is not one of erm, lra")
       }
       chip.actuator = actuator
       chip.library = actuator == .lra ? 6 : 1

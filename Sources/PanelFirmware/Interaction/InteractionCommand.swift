@@ -39,7 +39,7 @@ public struct ControlLine: Sendable {
     if word == "at" {
       let (time, after) = ControlLine.split(tail)
       guard let t = Double(time) else {
-        throw fail("at", "expected a time in seconds (0 or more), found \"\(time)\"")
+        throw fail("at", "expected a time in seconds (0 or more), found \(Quote.text(time))")
       }
       if !ValueBound.scriptTime_s.contains(t) { throw fail("at", ValueBound.scriptTime_s.violation(t)) }
       at = t
@@ -49,14 +49,14 @@ public struct ControlLine: Sendable {
     switch word {
     case "sensitivity":
       guard let s = Sensitivity(rawValue: argument) else {
-        throw fail("sensitivity", "\"\(argument)\" is not one of light, medium, firm")
+        throw fail("sensitivity", "\(Quote.text(argument)) is not one of light, medium, firm")
       }
       return ControlLine(at_s: at, command: .sensitivity(s))
     case "force_touch":
       switch argument {
       case "on", "true": return ControlLine(at_s: at, command: .forceTouch(true))
       case "off", "false": return ControlLine(at_s: at, command: .forceTouch(false))
-      default: throw fail("force_touch", "\"\(argument)\" is not one of on, off")
+      default: throw fail("force_touch", "\(Quote.text(argument)) is not one of on, off")
       }
     case "regions":
       if argument.isEmpty { throw fail("regions", "expected a regions file or a list of items") }
@@ -87,7 +87,7 @@ public struct ControlLine: Sendable {
       }
       return ControlLine(at_s: at, command: .quickActions(item: String(item), actions: actions))
     default:
-      throw fail(nil, "unknown command \"\(word)\" (expected one of: sensitivity, force_touch, regions, quick_actions)")
+      throw fail(nil, "unknown command \(Quote.text(word)) (expected one of: sensitivity, force_touch, regions, quick_actions)")
     }
   }
 

@@ -2,9 +2,11 @@
 /// supports, checked against the guidelines. Every problem is a `FileError`
 /// naming the file, the line and the field.
 extension RegionMap {
-  /// Loads and checks a regions file for `board`'s panel.
+  /// Loads and checks a regions file for `board`'s panel (at most
+  /// `InputFile.SizeLimit.regions`: a control line loads one while the
+  /// panel runs).
   public static func load(path: String, board: Board) throws(FileError) -> RegionMap {
-    try RegionMap(table: TOML.load(path: path), board: board)
+    try RegionMap(table: TOML.load(path: path, limit: .regions), board: board)
   }
 
   public init(table root: TOMLTable, board: Board) throws(FileError) {

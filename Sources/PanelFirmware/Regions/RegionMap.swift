@@ -112,7 +112,7 @@ public struct RegionMap: Sendable {
     -> RegionMap
   {
     guard let i = index(of: name) else {
-      throw RegionViolation(item: items.count, key: "name", message: "no item is called \"\(name)\"")
+      throw RegionViolation(item: items.count, key: "name", message: "no item is called \(Quote.text(name))")
     }
     var list = items
     list[i].quickActions = actions

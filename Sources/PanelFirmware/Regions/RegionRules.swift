@@ -54,7 +54,7 @@ public enum RegionRules {
       if let v = check(item, index: i, panelWidth_mm: w, panelHeight_mm: h) { return v }
       if let j = items[..<i].firstIndex(where: { $0.name == item.name }) {
         return RegionViolation(
-          item: i, key: "name", message: "\"\(item.name)\" is already the name of item[\(j + 1)]")
+          item: i, key: "name", message: "\(Quote.text(item.name)) is already the name of item[\(j + 1)]")
       }
     }
     return nil
@@ -69,7 +69,7 @@ public enum RegionRules {
     }
     if item.name.allSatisfy(\.isWhitespace) { return bad("name", "must not be empty") }
     if let problem = problem(withText: item.name) { return bad("name", problem) }
-    let named = "\"\(item.name)\""
+    let named = "\(Quote.text(item.name))"
     if !(item.width_mm > 0) { return bad("width_mm", "must be greater than 0") }
     if !(item.height_mm > 0) { return bad("height_mm", "must be greater than 0") }
     if item.x_mm < 0 || item.x_mm + item.width_mm > w + 1e-9 {

@@ -74,10 +74,10 @@ public enum OSCReader {
   static func message(_ b: [UInt8], _ start: Int, _ end: Int) throws(OSCFormatError) -> OSCMessage {
     var p = start
     let address = try string(b, &p, end)
-    guard address.hasPrefix("/") else { throw OSCFormatError(offset: start, message: "address \"\(address)\" does not start with /") }
+    guard address.hasPrefix("/") else { throw OSCFormatError(offset: start, message: "address \(Quote.text(address)) does not start with /") }
     let tagsAt = p
     let tags = try string(b, &p, end)
-    guard tags.hasPrefix(",") else { throw OSCFormatError(offset: tagsAt, message: "type tags \"\(tags)\" do not start with ,") }
+    guard tags.hasPrefix(",") else { throw OSCFormatError(offset: tagsAt, message: "type tags \(Quote.text(tags)) do not start with ,") }
     var arguments: [OSCArgument] = []
     for tag in tags.utf8.dropFirst() {
       switch tag {
@@ -103,7 +103,7 @@ public enum OSCReader {
         arguments.append(.blob(Array(b[p + 4..<p + 4 + n])))
         p += 4 + padded
       default:
-        throw OSCFormatError(offset: tagsAt, message: "unknown type tag \"\(Character(Unicode.Scalar(tag)))\" in \"\(tags)\"")
+        throw OSCFormatError(offset: tagsAt, message: "unknown type tag \(Quote.text(String(Character(Unicode.Scalar(tag))))) in \(Quote.text(tags))")
       }
     }
     guard p == end else {

@@ -23,8 +23,9 @@ public func unixMicroseconds() -> Int64 {
 }
 
 /// Sleeps until CLOCK_MONOTONIC reads `ns` (an absolute deadline, so
-/// pacing does not drift; resumed after a signal).
+/// pacing does not drift; resumed after a signal), or not at all once a
+/// stop is requested (`StopRequest`).
 public func sleepUntilMonotonic(nanoseconds ns: Int64) {
   var ts = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
-  while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+  while !StopRequest.isRequested && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
 }

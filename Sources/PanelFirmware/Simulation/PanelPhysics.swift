@@ -149,7 +149,8 @@ public struct PanelPhysics {
   public func trueCalibration(board: Board, created: String) -> CalibrationRecord {
     var contact: ContactModel?
     if case .grid(_, let pitch, let kernel) = sharing.model {
-      contact = ContactModel.fit(pitch: pitch, reach: 6) { dx, dy in
+      let noise_n = parameters.effectiveNoise_counts / max(parameters.gain_counts_per_n, 1)
+      contact = ContactModel.fit(pitch: pitch, reach: 6, noise_n: noise_n) { dx, dy in
         LoadSharing.weight(CellPosition(x_mm: dx, y_mm: dy), pitch: pitch, kernel: kernel, x: 0, y: 0)
       }
     }

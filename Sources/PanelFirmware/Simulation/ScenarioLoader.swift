@@ -45,7 +45,7 @@ extension Scenario {
       let end = try f.optionalDouble("end_s", in: .scriptTime_s) ?? .infinity
       if !(end > start) { throw f.error("end_s", "must be after start_s") }
       if let kind = try f.optionalString("kind"), kind != "open" {
-        throw f.error("kind", "\"\(kind)\" is not a fault the simulator knows (expected: open)")
+        throw f.error("kind", "\(Quote.text(kind)) is not a fault the simulator knows (expected: open)")
       }
       faults.append(CellFault(cell: cell, start_s: start, end_s: end))
     }

@@ -15,7 +15,7 @@ extension SimulationParameters {
 
     if let k = try t.optionalString("kernel") {
       guard SpreadingKernel.names.contains(k) else {
-        throw t.error("kernel", "\"\(k)\" is not one of \(SpreadingKernel.names.joined(separator: ", "))")
+        throw t.error("kernel", "\(Quote.text(k)) is not one of \(SpreadingKernel.names.joined(separator: ", "))")
       }
       kernel = k
       kernelLine = t.line(of: "kernel")

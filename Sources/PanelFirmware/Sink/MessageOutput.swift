@@ -40,10 +40,14 @@ public final class FileOutput: MessageOutput {
 
   public func send(_ message: ByteBuffer) throws(SinkError) {
     defer { message.removeAll() }
-    let bytes = message.bytes
+    try write(message.bytes)
+  }
+
+  /// Writes all of `bytes` (a closed reader sets `isClosed`).
+  public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(SinkError) {
     var offset = 0
     while offset < bytes.count && !isClosed {
-      let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
       if n < 0 {
         let e = errno
         if e == EINTR { continue }

@@ -169,33 +169,54 @@ extension PanelCtl {
       return Paths.directory(of: b.file) + "../calibration/sessions/\(b.name)-\(safe)-\(UTCDate.stamp())"
     }
 
-    /// Writes the record (file, then panel) and its certificate when every
-    /// check passed. A failed run keeps the previous record and its
-    /// certificate: its own goes to `STEM.failed.certificate.*`.
+    /// Writes the record and its certificates when every check passed,
+    /// committed together (`FileSet`: one rename makes the record and both
+    /// certificates visible at once; a full disk is met before anything is
+    /// replaced; leftovers of an interrupted run are swept), after storing
+    /// the record on the panel when it has an EEPROM. Nothing after the
+    /// commit can fail. A failed run keeps the previous record and its
+    /// certificates: its own certificate goes to `STEM.failed.certificate.*`.
     func finish(_ result: CalibrationResult, board b: Board, panel: PanelStore?) throws {
       var result = result
       let cal = out ?? CalibrationLookup.defaultPath(for: b)
       let stem = cal.hasSuffix(".toml") ? String(cal.dropLast(5)) : cal
       let folder = Paths.directory(of: cal)
       if !folder.isEmpty { try Directory.create(folder) }
-      var storeFailure: Error?
       if result.passed {
-        try result.record.write(to: cal)
-        do {
-          if let panel { result.storage = try panel(result.record) }
-        } catch {
-          storeFailure = error
-          result.storage = "not stored on the panel: \(error)"
+        let files = FileSet.calibration(record: cal)
+        let prepared = try files.prepare(files.contents(of: result))
+        if let panel {
+          do {
+            result.storage = try panel(result.record)
+          } catch {
+            prepared.discard()
+            throw CommandFailure(
+              message: "\(error); nothing was replaced: \(cal) and its certificates are as they were", status: .error)
+          }
+          do {
+            for (name, bytes) in files.contents(of: result) where name != files.names[0] { try prepared.rewrite(name, bytes) }
+          } catch {
+            prepared.discard()
+            throw CommandFailure(
+              message: "the record is stored on the panel, but \(cal) was not replaced: \(error)", status: .error)
+          }
         }
+        do {
+          try prepared.commit()
+        } catch {
+          prepared.discard()
+          throw error
+        }
+      } else {
+        let certificate = stem + ".failed.certificate"
+        try AtomicFile.write(Certificate.html(result), to: certificate + ".html")
+        try AtomicFile.write(Certificate.json(result), to: certificate + ".json")
       }
-      let certificate = stem + (result.passed ? ".certificate" : ".failed.certificate")
-      try AtomicFile.write(Certificate.html(result), to: certificate + ".html")
-      try AtomicFile.write(Certificate.json(result), to: certificate + ".json")
-      if let storeFailure { throw storeFailure }
       if case .fixture = mode ?? .unattended {
         CalibrationConsole.writeOutput("result=\(result.passed ? "pass" : "fail")\n")
       }
       guard result.passed else {
+        let certificate = stem + ".failed.certificate"
         let failed = result.checks.filter { !$0.passed }.count
         let more = failed > 1 ? " (and \(failed - 1) more failed checks)" : ""
         throw CommandFailure(

@@ -68,10 +68,7 @@ extension PanelCtl {
       var script: String
 
       func run() throws {
-        let fd = open(script, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-          throw FileError(file: script, message: "cannot open: \(String(cString: strerror(errno)))")
-        }
+        let fd = try InputFile.open(script)
         defer { close(fd) }
         var source = DescriptorSource(fd: fd)
         var sink = DescriptorSink(fd: 1)

@@ -10,9 +10,10 @@ extension PanelCtl {
     static let configuration = CommandConfiguration(
       abstract: "Receive a report stream on the host side and print it (check a link from both ends).",
       discussion: """
-        ndjson: accepts TCP connections on PORT (default 3334), one at a time, \
-        and prints each report line as it arrives; a stream that reconnects \
-        is accepted again. tuio, tuio1: receives OSC bundles on UDP PORT \
+        ndjson: accepts TCP connections on PORT (default 3334), up to 16 at \
+        once, each served on its own, and prints each report line whole as \
+        it arrives (bytes that do not print as themselves escaped as in \
+        JSON, \\u001b; a line over 16 MiB dropped with a note). tuio, tuio1: receives OSC bundles on UDP PORT \
         (default 3333), checks them strictly (OSC 1.0 alignment, padding, type \
         tags) and prints one JSON line per bundle (--raw: one line per OSC \
         message). A summary goes to standard error at the end.
@@ -66,7 +67,7 @@ struct Receiver {
   var malformed = 0
   var connections = 0
   let out = FileOutput(fd: 1)
-  let line = ByteBuffer(capacity: 256 * 1024)
+  let line = ByteBuffer(capacity: 1 << 20)
 
   /// Nothing more is wanted: the count is reached, or the reader of
   /// standard output went away.
@@ -93,37 +94,65 @@ struct Receiver {
 
   func say(_ text: String) { Terminal.writeError("panelctl: listen: \(text)\n") }
 
-  /// NDJSON over TCP: every line of every connection, as it arrives.
+  /// NDJSON over TCP: every line of every connection, as it arrives. Each
+  /// connection is served on its own (poll over all of them: an idle one
+  /// holds up nobody), each line is printed whole or not at all (a line
+  /// longer than `LineClient.maxLineBytes` is dropped with a note), with
+  /// what is not printable escaped.
   mutating func lines(on address: SocketAddress) throws {
     let server = try address.boundSocket(datagram: false)
     defer { close(server) }
-    guard listen(server, 1) == 0 else { throw SocketError("listen \(address.text): \(String(cString: strerror(errno)))") }
+    guard listen(server, 16) == 0 else { throw SocketError("listen \(address.text): \(String(cString: strerror(errno)))") }
     say("ndjson on tcp \(address.text)")
+    var clients: [LineClient] = []
+    defer { for c in clients { close(c.fd) } }
     var chunk = [UInt8](repeating: 0, count: 65536)
     while !done {
-      guard readable(server) else { continue }
-      let fd = accept(server, nil, nil)
-      guard fd >= 0 else { continue }
-      connections += 1
-      say("connection \(connections)")
-      line.removeAll()
-      reading: while !done {
-        guard readable(fd) else { continue }
-        let n = recv(fd, &chunk, chunk.count, 0)
-        if n <= 0 { break }
-        for i in 0..<n {
-          line.append(chunk[i])
-          if chunk[i] == 10 {
-            try out.send(line)
+      var fds = [pollfd(fd: server, events: Int16(POLLIN), revents: 0)]
+      fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+      guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
+      if fds[0].revents != 0 { acceptClient(server, &clients) }
+      var closed: [Int] = []
+      for (i, p) in fds.dropFirst().enumerated() where p.revents != 0 && !done {
+        let n = recv(clients[i].fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+        if n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN) {
+          closed.append(i)
+          continue
+        }
+        if n < 0 { continue }
+        for line in clients[i].take(chunk[0..<n]) {
+          switch line {
+          case .whole(let bytes):
+            try ListenText.escapedLine(bytes).withUnsafeBufferPointer { (b) throws(SinkError) in try out.write(b) }
             received += 1
-            if done { break reading }
+          case .tooLong(let skipped):
+            say("connection \(clients[i].number): a line longer than \(LineClient.maxLineBytes >> 20) MiB (\(skipped) bytes) dropped")
           }
+          if done { break }
         }
       }
-      close(fd)
-      if !done { say("connection \(connections) closed, waiting for the next") }
+      for i in closed.reversed() {
+        close(clients[i].fd)
+        if !done { say("connection \(clients[i].number) closed") }
+        clients.remove(at: i)
+      }
     }
     say("\(received) lines, \(connections) connections")
+  }
+
+  /// Accepts a waiting connection; beyond `LineClient.maxClients` at once,
+  /// it is closed with a note.
+  mutating func acceptClient(_ server: Int32, _ clients: inout [LineClient]) {
+    let fd = accept(server, nil, nil)
+    guard fd >= 0 else { return }
+    connections += 1
+    guard clients.count < LineClient.maxClients else {
+      close(fd)
+      say("connection \(connections) refused: \(LineClient.maxClients) are open")
+      return
+    }
+    clients.append(LineClient(fd: fd, number: connections))
+    say("connection \(connections)")
   }
 
   /// TUIO over UDP: each datagram decoded strictly and printed. Datagrams
@@ -157,6 +186,7 @@ struct Receiver {
       return
     }
     var text = raw ? TUIOText.raw(packet.messages) : TUIOText.json(packet.messages) + "\n"
+    if text.utf8.count >= line.capacity { text = "{\"dropped\":\"the packet prints longer than 1 MiB\"}\n" }
     line.removeAll()
     text.withUTF8 { line.append($0) }
     try out.send(line)
@@ -167,7 +197,9 @@ struct Receiver {
 enum TUIOText {
   /// One line per message: address, type tags, arguments.
   static func raw(_ messages: [OSCMessage]) -> String {
-    messages.map { m in ([m.address, m.tags] + m.arguments.map(\.description)).joined(separator: " ") + "\n" }.joined()
+    messages.map { m in
+      Quote.printable(([m.address, m.tags] + m.arguments.map(\.description)).joined(separator: " ")) + "\n"
+    }.joined()
   }
 
   /// One JSON object per bundle: the frame, its touches (position, and for
@@ -245,17 +277,92 @@ enum TUIOText {
   /// A finite number as JSON, `null` otherwise.
   static func number(_ v: Double) -> String { v.isFinite ? "\(v)" : "null" }
 
-  /// A JSON string: quotes, backslashes and control characters escaped.
+  /// A JSON string: quotes, backslashes and every character that does not
+  /// print as itself (controls, format characters, separators) escaped.
   static func quoted(_ s: String) -> String {
     var out = "\""
     for c in s.unicodeScalars {
       switch c {
       case "\"": out += "\\\""
       case "\\": out += "\\\\"
-      case _ where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
-      default: out.unicodeScalars.append(c)
+      default: ListenText.append(c, to: &out)
       }
     }
     return out + "\""
+  }
+}
+
+/// Text from the network made safe for a terminal.
+enum ListenText {
+  /// A received NDJSON line (without its newline) with every character
+  /// that does not print as itself escaped the JSON way (`\u001b`), so a
+  /// valid line stays valid and means the same; then a newline.
+  static func escapedLine(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) { return Array(bytes) + [10] }
+    var out = ""
+    for c in String(decoding: bytes, as: UTF8.self).unicodeScalars { append(c, to: &out) }
+    return Array(out.utf8) + [10]
+  }
+
+  /// `c`, or its JSON escape when it does not print as itself.
+  static func append(_ c: Unicode.Scalar, to out: inout String) {
+    if c.value >= 0x20 && Quote.isPrintable(c) {
+      out.unicodeScalars.append(c)
+      return
+    }
+    for unit in String(c).utf16 {
+      let hex = String(unit, radix: 16)
+      out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    }
+  }
+}
+
+/// One NDJSON connection of `listen`: the bytes of its unfinished line.
+struct LineClient {
+  /// The longest line printed; a longer one is dropped whole.
+  static let maxLineBytes = 16 << 20
+  /// Connections served at once.
+  static let maxClients = 16
+
+  let fd: Int32
+  let number: Int
+  var pending: [UInt8] = []
+  /// Bytes of a line too long to keep, until its newline.
+  var skipped = 0
+
+  init(fd: Int32, number: Int) {
+    self.fd = fd
+    self.number = number
+  }
+
+  enum Line {
+    case whole(ArraySlice<UInt8>)
+    case tooLong(Int)
+  }
+
+  /// The lines `bytes` completes, in order.
+  mutating func take(_ bytes: ArraySlice<UInt8>) -> [Line] {
+    var lines: [Line] = []
+    var rest = bytes
+    while let newline = rest.firstIndex(of: 10) {
+      let part = rest[rest.startIndex..<newline]
+      rest = rest[(newline + 1)...]
+      if skipped > 0 || pending.count + part.count > LineClient.maxLineBytes {
+        lines.append(.tooLong(skipped + pending.count + part.count))
+        skipped = 0
+      } else if pending.isEmpty {
+        lines.append(.whole(part))
+      } else {
+        lines.append(.whole(ArraySlice(pending + part)))
+      }
+      pending.removeAll(keepingCapacity: false)
+    }
+    if skipped > 0 || pending.count + rest.count > LineClient.maxLineBytes {
+      skipped += pending.count + rest.count
+      pending.removeAll(keepingCapacity: false)
+    } else {
+      pending += rest
+    }
+    return lines
   }
 }

@@ -33,13 +33,17 @@ extension PanelCtl {
       var frame = RawFrame(cellCount: board.cellCount)
       var writer = try RecordingWriter(
         path: out, header: RecordingHeader(cellCount: board.cellCount, hasTemperature: true))
+      // The header at once: a recording killed before its first rows still
+      // names its columns.
+      try writer.flush()
       var progress = Progress(
         label: "recording", total: Progress.frames(length, rate_hz: board.rate_hz), rate_hz: board.rate_hz)
       var count = 0
+      var warnings = WarningLimiter()
       while !Terminal.shouldStop {
         if let limit = length.frames, count >= limit { break }
         guard try source.next(into: &frame) else { break }
-        Notices.report(from: &source)
+        Notices.report(from: &source, &warnings)
         // A frame a chip could not deliver is not data: it is left out.
         guard frame.valid else { continue }
         try frame.counts.span.withUnsafeBufferPointer { counts throws(FileError) in
@@ -54,6 +58,7 @@ extension PanelCtl {
         progress.update(count)
       }
       progress.finish()
+      for line in warnings.summary { Terminal.writeError("panelctl: record: \(line)\n") }
       try writer.finish()
     }
   }

@@ -29,6 +29,7 @@ extension PanelCtl {
       // The copy shares the reader: it follows the loop through the file.
       run.progress = ("replaying", { source.fractionRead })
       try output.run(run, source, extra: RecordingFrameSink?.none)
+      if let note = source.cutOffNote { Terminal.writeError("panelctl: note: \(note)\n") }
     }
   }
 }

@@ -23,7 +23,15 @@ extension PanelCtl {
 
       func run() throws {
         let b = try Board.load(path: board)
-        try FrontEndFactory.trueCalibration(board: b, created: created).write(to: out)
+        let record = try FrontEndFactory.trueCalibration(board: b, created: created)
+        // A record committed with its certificates is replaced with them
+        // (a true calibration has none); any other is written in place.
+        let files = FileSet.calibration(record: out)
+        if files.isCommitted {
+          try files.prepare([files.names[0]: Array(record.encoded().utf8)]).commit()
+        } else {
+          try record.write(to: out)
+        }
       }
     }
   }

@@ -16,7 +16,7 @@ extension PanelCtl {
     static let configuration = CommandConfiguration(
       abstract: "Run the panel and stream its reports (NDJSON on standard output, TCP, TUIO over UDP, uinput).",
       discussion: """
-        Network outputs never hold up the panel: a host that is away or slow \
+        Network outputs never hold up the panel: a host that is away, slow or talking back \
         costs dropped reports (counted, and summed up on standard error at \
         the end), never frames. A TCP host that goes away is reconnected.
         """)
@@ -85,7 +85,7 @@ struct ReportRun {
         if loop.frames + 1 >= limit || Terminal.shouldStop { loop.endRequested = true }
         guard try loop.step() else { break }
         try sinks.consume(loop)
-        Notices.report(from: &loop.source)
+        Notices.report(from: &loop.source, &setup.warnings)
         setup.poll(time: loop.reportTime, &loop.interaction)
         bar?.update(Int(loop.frames), fraction: progress?.fraction())
       }
@@ -101,6 +101,7 @@ struct ReportRun {
       try? sinks.finish()
       throw error
     }
+    for line in setup.warnings.summary { Terminal.writeError("panelctl: \(command): \(line)\n") }
     try sinks.finish()
     if let summary = sinks.summary {
       Terminal.writeError("panelctl: \(command): frames \(loop.frames); \(summary)\n")

@@ -66,6 +66,8 @@ struct InteractionSetup {
   var control: ControlChannel?
   var sensitivity: Sensitivity?
   var forceTouch: Bool?
+  /// Control line warnings: a few a minute, the rest counted.
+  var warnings = WarningLimiter()
 
   /// The board with the start-up overrides applied.
   func configure(_ board: Board) -> Board {
@@ -76,16 +78,17 @@ struct InteractionSetup {
   }
 
   /// Between frames: applies the control lines due at `time`; a line that
-  /// cannot be used is a warning on standard error, and the run goes on.
+  /// cannot be used is a warning on standard error (rate-limited, see
+  /// `WarningLimiter`), and the run goes on.
   mutating func poll(time: Time_us, _ interaction: inout Interaction) {
     guard control != nil else { return }
     let (due, errors) = control!.poll(time: time)
-    for e in errors { Terminal.writeError("panelctl: warning: \(e)\n") }
+    for e in errors { warnings.warn("control line", "panelctl: warning: \(e)\n") }
     for command in due {
       do {
         try interaction.apply(command)
       } catch {
-        Terminal.writeError("panelctl: warning: \(control!.path): \(error)\n")
+        warnings.warn("control line", "panelctl: warning: \(Quote.line("\(control!.path): \(error)"))\n")
       }
     }
   }

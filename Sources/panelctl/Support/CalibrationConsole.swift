@@ -20,6 +20,8 @@ struct CalibrationConsole: LiveCalibrationObserver {
   var index = 0
   var lastDraw: Int64 = 0
   var drawn = false
+  /// The fixture controller's answers.
+  var input = LineInput(fd: 0)
 
   init(mode: CalibrationMode, board: Board) {
     self.mode = mode
@@ -45,13 +47,18 @@ struct CalibrationConsole: LiveCalibrationObserver {
       if step.isLoaded { line += " x_mm=\(step.x_mm) y_mm=\(step.y_mm)" }
       if let c = step.temp_c { line += " temp_c=\(c)" }
       CalibrationConsole.writeOutput(line + "\n")
-      guard let answer = readLine() else {
-        throw .stopped(step: step.name, "the fixture controller closed its input")
+      let answer: String
+      switch input.next() {
+      case .line(let text): answer = text
+      case .end: throw .stopped(step: step.name, "the fixture controller closed its input")
+      case .stopped: throw .stopped(step: step.name, "interrupted")
+      case .tooLong:
+        throw .stopped(step: step.name, "the fixture controller sent a line longer than \(LineInput.maxBytes) bytes")
       }
       let word = answer.trimmingSpaces.lowercased()
       if word == "abort" { throw .stopped(step: step.name, "the fixture controller aborted") }
       if word != "ready" {
-        throw .stopped(step: step.name, "the fixture controller said \"\(answer)\" (expected ready or abort)")
+        throw .stopped(step: step.name, "the fixture controller said \(Quote.text(answer)) (expected ready or abort)")
       }
     }
   }

@@ -53,7 +53,9 @@ enum Failure {
       message = PanelCtl.message(for: error)
       status = code == .validationFailure ? .usage : .error
     }
-    Terminal.writeError("panelctl: error: " + oneLine(message) + "\n")
+    // One bounded line, escaped, whatever the message carries (a command
+    // line's value is quoted by the argument parser whole).
+    Terminal.writeError("panelctl: error: " + Quote.line(oneLine(message)) + "\n")
     Glibc.exit(status.rawValue)
   }
 

@@ -1,35 +1,23 @@
 import PanelFirmware
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Set by SIGINT/SIGTERM; long-running commands check it between frames and
-/// finish cleanly (flush, rename, close).
-let stopRequested = Atomic<Bool>(false)
-
 enum Terminal {
   /// Writes to standard error, unbuffered.
-  static func writeError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let n = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-      }
-    }
-  }
+  static func writeError(_ text: String) { StandardError.write(text) }
 
-  /// A broken pipe ends the command quietly instead of killing it.
-  static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
+  /// A broken pipe ends the command quietly instead of killing it, and a
+  /// file size limit (`ulimit -f`) is a failed write, like a full disk.
+  static func ignoreBrokenPipe() {
+    signal(SIGPIPE, SIG_IGN)
+    signal(SIGXFSZ, SIG_IGN)
+  }
 
   /// SIGINT and SIGTERM request a clean stop instead of killing the process.
   static func stopOnSignals() {
-    let handler: @convention(c) (Int32) -> Void = { _ in stopRequested.store(true, ordering: .relaxed) }
+    let handler: @convention(c) (Int32) -> Void = { _ in StopRequest.request() }
     signal(SIGINT, handler)
     signal(SIGTERM, handler)
     // A parent may have started us with these blocked (a test runner's
@@ -41,7 +29,9 @@ enum Terminal {
     sigprocmask(SIG_UNBLOCK, &set, nil)
   }
 
-  static var shouldStop: Bool { stopRequested.load(ordering: .relaxed) }
+  /// Set by SIGINT/SIGTERM (`StopRequest`); long-running commands check it
+  /// between frames and finish cleanly (flush, rename, close).
+  static var shouldStop: Bool { StopRequest.isRequested }
 
   /// Sleeps `ms` milliseconds (waiting for something outside the process).
   static func pause_ms(_ ms: Int) {

@@ -20,7 +20,7 @@ extension DriverConfiguration {
   public init(table t: TOMLTable, cellCount: Int, rate_hz: Int) throws(FileError) {
     let kind = try t.string("kind")
     guard let chip = Chip(rawValue: kind) else {
-      throw t.error("kind", "\"\(kind)\" is not a driver front end (expected one of: nau7802, ads122c04, frame)")
+      throw t.error("kind", "\(Quote.text(kind)) is not a driver front end (expected one of: nau7802, ads122c04, frame)")
     }
     try t.rejectUnknownKeys(Self.commonKeys + Self.keys(of: chip))
     self.chip = chip
@@ -28,7 +28,7 @@ extension DriverConfiguration {
 
     bus = try t.string("bus")
     if bus != Self.simulatedBus && !(bus.hasPrefix("/dev/") && bus.count > 5) {
-      throw t.error("bus", "\"\(bus)\" is neither a bus device (/dev/i2c-N) nor \"sim\"")
+      throw t.error("bus", "\(Quote.text(bus)) is neither a bus device (/dev/i2c-N) nor \"sim\"")
     }
     bus_khz = try t.optionalInt("bus_khz") ?? 400
     if !I2CBusTiming.speeds_khz.contains(bus_khz) {
@@ -67,7 +67,7 @@ extension DriverConfiguration {
       try e.rejectUnknownKeys(["kind", "address", "channel"])
       let name = try e.string("kind")
       guard let kind = EEPROM24.Kind(rawValue: name.lowercased()) else {
-        throw e.error("kind", "\"\(name)\" is not an EEPROM this driver knows (expected one of: 24c02, 24c32)")
+        throw e.error("kind", "\(Quote.text(name)) is not an EEPROM this driver knows (expected one of: 24c02, 24c32)")
       }
       let address = e.has("address") ? try Self.address(e, "address", in: EEPROM24.addresses, chip: kind.name) : 0x50
       let channel = try Self.channel(e, "channel", hasMux: mux != nil)
@@ -94,7 +94,7 @@ extension DriverConfiguration {
 
     if let s = try t.optionalTable("sim") {
       if bus != Self.simulatedBus {
-        throw t.error("sim", "a simulation table, but bus is \"\(bus)\" (use bus = \"sim\" for a simulated twin)")
+        throw t.error("sim", "a simulation table, but bus is \(Quote.text(bus)) (use bus = \"sim\" for a simulated twin)")
       }
       let p = try SimulatedBoardParameters(table: s)
       for (i, chipIndex) in p.absent.enumerated() where chipIndex < 0 || chipIndex >= places.count {
@@ -221,7 +221,7 @@ extension NAU7802Settings {
       if t.has("ldo_v") { throw t.error("ldo_v", "given, but avdd = \"external\"") }
       ldo = nil
     default:
-      throw t.error("avdd", "\"\(avdd)\" is not one of ldo, external")
+      throw t.error("avdd", "\(Quote.text(avdd)) is not one of ldo, external")
     }
     if let input = try t.optionalInt("input") {
       guard input == 1 || input == 2 else { throw t.error("input", "\(input) is not a NAU7802 input (1 or 2)") }
@@ -261,14 +261,14 @@ extension ADS122C04Settings {
       case "internal": reference = .internal2V048
       case "external": reference = .external
       case "avdd": reference = .supply
-      default: throw t.error("reference", "\"\(r)\" is not one of internal, external, avdd")
+      default: throw t.error("reference", "\(Quote.text(r)) is not one of internal, external, avdd")
       }
     }
     if let i = try t.optionalString("input") {
       switch i {
       case "ain0-ain1": input = .ain0ain1
       case "ain2-ain3": input = .ain2ain3
-      default: throw t.error("input", "\"\(i)\" is not one of ain0-ain1, ain2-ain3")
+      default: throw t.error("input", "\(Quote.text(i)) is not one of ain0-ain1, ain2-ain3")
       }
     }
     counter = try t.optionalBool("counter") ?? counter

@@ -78,7 +78,7 @@ extension FrontEndFactory {
     guard configuration.isSimulated else {
       throw FileError(
         file: board.file, field: "[frontend] bus",
-        message: "\"\(configuration.bus)\" is a real bus: only simulated panels have a true calibration")
+        message: "\(Quote.text(configuration.bus)) is a real bus: only simulated panels have a true calibration")
     }
     let hardware = try simulatedHardware(board: board, configuration: configuration, options: RunOptions(speed: 0))
     return hardware.signals.physics.trueCalibration(board: board, created: created)
