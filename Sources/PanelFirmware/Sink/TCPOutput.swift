@@ -34,10 +34,11 @@ public final class TCPOutput: MessageOutput {
   enum State { case waiting, connecting, connected }
 
   static let firstPause_us: Int64 = 100_000
+  static let longestPause_us: Int64 = 2_000_000
   /// The most of the host's incoming bytes read (and dropped) per check.
   public static let drainBytes = 16 * 1024
+  /// Where they are read to (and forgotten).
   let scratch: UnsafeMutableRawPointer
-  static let longestPause_us: Int64 = 2_000_000
 
   /// Lines delivered to the host's socket.
   public private(set) var sent: UInt64 = 0
