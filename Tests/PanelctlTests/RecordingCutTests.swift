@@ -48,8 +48,10 @@ import Testing
   @Test func aRecordingKilledAtRandomMomentsAlwaysReplays() throws {
     let dir = try Panelctl.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    let out = dir.appendingPathComponent("r.csv").path
-    for _ in 0..<20 {
+    for i in 0..<20 {
+      // Its own file each time: the previous run's .partial must not count
+      // as this one having begun writing.
+      let out = dir.appendingPathComponent("r\(i).csv").path
       let run = try TimedRun(
         ["record", "--board", Self.board, "--out", out, "--scenario", Panelctl.root + "/scenarios/warm-up.toml", "--frames", "100000000", "--speed", "0"])
       // Once it has begun writing, at a random moment.
