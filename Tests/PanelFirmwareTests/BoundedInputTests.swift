@@ -40,6 +40,17 @@ import Testing
         == "/proc/self/maps: larger than 16 bytes (the limit for x)")
   }
 
+  @Test func aRecordingLineIsAtMostOneMebibyte() throws {
+    let dir = try FilesTestSupport.makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/r.csv"
+    try ("t_us,raw_0\n0," + String(repeating: "1", count: 2 << 20) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    var reader = try RecordingReader(path: path)
+    let counts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 1)
+    defer { counts.deallocate() }
+    #expect(FilesTestSupport.failure { _ = try reader.next(into: counts) } == "\(path):2: line is longer than 1 MiB (the limit)")
+  }
+
   @Test func aControlChannelTakesABoundedAmountPerPoll() throws {
     let dir = try FilesTestSupport.makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
