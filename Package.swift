@@ -43,12 +43,54 @@ let package = Package(
     // writes its trace: the entry point shared by `panelctl core run` and the
     // microcontroller firmware (Firmware/). Embedded-capable like ForceCore.
     .target(name: "CoreRunner", dependencies: ["ForceCore"]),
-    // Bus, front ends, simulated panel, scan loop, tracker, reports, files.
+    // The firmware, one module per stage of the frame's way (docs/
+    // architecture.md). Each may import only the modules listed with it
+    // (and ForceCore); scripts/check-imports.sh reads the graph from here.
+    //
+    // Touches, UITouch phases, the stage machine and press state, compiled
+    // regions, force capability, the frame report. Pure Swift (no Glibc,
+    // no Foundation); also built as Embedded Swift with -no-allocations by
+    // scripts/embedded-check.sh. Imports: ForceCore.
+    .target(name: "PanelTouch", dependencies: ["ForceCore"]),
+    // What is read and written: TOML, recordings, atomic files, CRC, value
+    // bounds, the board file (Board), the calibration record and its
+    // codecs, region files and rules, the simulated panel's parameters.
+    // Imports: ForceCore, PanelTouch.
+    .target(name: "PanelFormats", dependencies: ["ForceCore", "PanelTouch"]),
+    // Real hardware: the bus protocol and clocks, Linux i2c-dev/GPIO
+    // shims (a mock kernel in debug builds), chip drivers, the front ends
+    // over them, haptics, bus scan. Imports: ForceCore, PanelTouch,
+    // PanelFormats, CI2C, CGPIOD.
     .target(
-      name: "PanelFirmware",
-      dependencies: ["ForceCore", "CI2C", "CGPIOD", "CUInput"],
+      name: "PanelHardware",
+      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "CI2C", "CGPIOD"],
       // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
+    ),
+    // The simulated panel: chips on a simulated bus, panel physics,
+    // scenarios. Imports: ForceCore, PanelTouch, PanelFormats, PanelHardware.
+    .target(
+      name: "PanelSimulation", dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware"]),
+    // Calibration: plans, sessions, fit, checks, certificate, the record
+    // on the panel's EEPROM. Imports: ForceCore, PanelTouch, PanelFormats,
+    // PanelHardware, PanelSimulation.
+    .target(
+      name: "PanelCalibration",
+      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelSimulation"]),
+    // The scan loop and where its reports go: encoders (NDJSON, TUIO,
+    // multi-touch), sinks, the control channel. Imports: ForceCore,
+    // PanelTouch, PanelFormats, PanelHardware, CUInput.
+    .target(
+      name: "PanelStreaming", dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "CUInput"]),
+    // What wires them: board loading, the front-end and haptics factories,
+    // the calibration lookup, the evaluation harness; re-exports every
+    // module above so that a program needs one import. Imports: all of them.
+    .target(
+      name: "PanelFirmware",
+      dependencies: [
+        "ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelSimulation", "PanelCalibration",
+        "PanelStreaming",
+      ]
     ),
     // `panelctl serve` without the network: the scan loop hands each report
     // to a ring that every WebSocket client reads at its own pace, control
