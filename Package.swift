@@ -125,9 +125,21 @@ let package = Package(
     ),
     .testTarget(name: "CI2CTests", dependencies: ["CI2C"]),
     .testTarget(name: "ForceCoreTests", dependencies: ["ForceCore"]),
+    // What the firmware's tests share: the repository's board files, a
+    // simulated run through the scan loop, simulated twins, scripted
+    // presses, temporary directories.
+    .target(name: "PanelTestSupport", dependencies: ["PanelFirmware"], path: "Tests/PanelTestSupport"),
+    // One test target per module (each may use the layers below it and the
+    // shared support); PanelFirmwareTests runs the whole pipeline.
+    .testTarget(name: "PanelTouchTests", dependencies: ["PanelTouch", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelFormatsTests", dependencies: ["PanelFormats", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(
-      name: "PanelFirmwareTests", dependencies: ["PanelFirmware"],
+      name: "PanelHardwareTests", dependencies: ["PanelHardware", "PanelFirmware", "PanelTestSupport"],
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),
+    .testTarget(name: "PanelSimulationTests", dependencies: ["PanelSimulation", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelCalibrationTests", dependencies: ["PanelCalibration", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelStreamingTests", dependencies: ["PanelStreaming", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware", "PanelTestSupport"]),
     .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
     .testTarget(name: "PanelServeTests", dependencies: ["PanelServe", "PanelWeb", "PanelFirmware"]),
   ],
