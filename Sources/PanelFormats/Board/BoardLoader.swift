@@ -182,3 +182,12 @@ extension DetectionSettings {
     }
   }
 }
+
+extension InteractionSettings {
+  /// The keys `[interaction]` may hold.
+  public static let keys = [
+    "average_touch_n", "max_force", "hint", "peek", "pop", "exit_ratio", "stage_hold_ms",
+    "drag_slop_mm", "swipe_up_mm", "long_press_s", "long_press_slop_mm", "sensitivity",
+    "force_touch", "max_touches",
+  ]
+}

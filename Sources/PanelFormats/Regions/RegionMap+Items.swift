@@ -24,10 +24,26 @@ extension RegionMap {
     let traitTable = items.map(\.traits)
     let fragments = zip(items, placements).map { RegionMap.render($0, $1) }
     self.init(
-      name: name, nameJSON: JSONText.quoted(name), file: file, items: items, panelWidth_mm: w, panelHeight_mm: h,
-      placements: placements, rects: rects, traitTable: traitTable, fragments: fragments,
-      background: items.isEmpty ? [.peek, .pop] : [])
+      panelWidth_mm: w, panelHeight_mm: h,
+      compiled: Compiled(
+        name: name, nameJSON: JSONText.quoted(name), file: file, items: items, placements: placements, rects: rects,
+        traitTable: traitTable, fragments: fragments, background: items.isEmpty ? [.peek, .pop] : []))
   }
+
+  /// The map's name (`[regions] name`), "" when none.
+  public var name: String { compiled?.name ?? "" }
+  /// `name` as a JSON string.
+  public var nameJSON: [UInt8] { compiled?.nameJSON ?? RegionMap.noNameJSON }
+  /// The file it was loaded from, "" when built in code.
+  public var file: String { compiled?.file ?? "" }
+  public var items: [RegionItem] { compiled?.items ?? [] }
+  /// Per item, in item order.
+  public var placements: [MenuPlacement] { compiled?.placements ?? [] }
+
+  static let noNameJSON = JSONText.quoted("")
+
+  /// The index of the item called `name`, or nil.
+  public func index(of name: String) -> Int? { items.firstIndex { $0.name == name } }
 
   /// The same map with the quick actions of item `name` replaced (checked
   /// against the rules like a file).

@@ -1,7 +1,7 @@
 import ForceCore
 
 /// User sensitivity for force stages (Settings > Accessibility > 3D Touch).
-public enum Sensitivity: String, Sendable, CaseIterable {
+public enum Sensitivity: Sendable {
   case light, medium, firm
 
   /// How the stage thresholds scale: Firm needs 1.2 times the force of
@@ -23,6 +23,30 @@ public enum Sensitivity: String, Sendable, CaseIterable {
     }
   }
 }
+
+// Its name as a board file and the control channel spell it: String
+// comparison and `allCases` need the heap, so not on a microcontroller
+// (Embedded Swift, -no-allocations), which sets it directly.
+#if !hasFeature(Embedded)
+  extension Sensitivity: RawRepresentable, CaseIterable {
+    public init?(rawValue: String) {
+      switch rawValue {
+      case "light": self = .light
+      case "medium": self = .medium
+      case "firm": self = .firm
+      default: return nil
+      }
+    }
+
+    public var rawValue: String {
+      switch self {
+      case .light: return "light"
+      case .medium: return "medium"
+      case .firm: return "firm"
+      }
+    }
+  }
+#endif
 
 /// The board file's `[interaction]` table (docs/formats.md).
 public struct InteractionSettings: Sendable, Equatable {
@@ -59,13 +83,6 @@ public struct InteractionSettings: Sendable, Equatable {
   public var maxTouches = 10
 
   public init() {}
-
-  /// The keys `[interaction]` may hold.
-  public static let keys = [
-    "average_touch_n", "max_force", "hint", "peek", "pop", "exit_ratio", "stage_hold_ms",
-    "drag_slop_mm", "swipe_up_mm", "long_press_s", "long_press_slop_mm", "sensitivity",
-    "force_touch", "max_touches",
-  ]
 
   /// Frames a stage's force must hold before it commits, at `rate_hz`:
   /// `stageHold_ms` rounded up to whole frames, at least one.

@@ -61,7 +61,7 @@ struct PressState: Sendable {
   var id: UInt32 = 0
   var used = false
   var item: Int16 = -1
-  var traits: ItemTraits = []
+  var traits = ItemTraits()
   /// On the touch-and-hold fallback (decided at touch-down; force lost
   /// mid-touch moves a touch onto it).
   var holdMode = false

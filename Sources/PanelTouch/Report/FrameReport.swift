@@ -1,7 +1,7 @@
 import ForceCore
 
 /// A touch's force stage (docs/formats.md).
-public enum Stage: UInt8, Sendable, Equatable, Comparable, CaseIterable {
+public enum Stage: UInt8, Sendable, Equatable, Comparable {
   case none, hint, peek, pop
 
   public var name: StaticString {
@@ -17,7 +17,7 @@ public enum Stage: UInt8, Sendable, Equatable, Comparable, CaseIterable {
 }
 
 /// What an interaction event is.
-public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
+public enum EventKind: UInt8, Sendable, Equatable {
   /// Entered peek (the item's preview shows while the finger stays down).
   case peek
   /// Entered pop (commit: open the item).
@@ -70,6 +70,12 @@ public enum EventKind: UInt8, Sendable, Equatable, CaseIterable {
   /// Whether the event offers the item's quick actions.
   public var carriesActions: Bool { self == .quickActions || self == .longPress }
 }
+
+// `allCases` is an array: not on a microcontroller.
+#if !hasFeature(Embedded)
+  extension Stage: CaseIterable {}
+  extension EventKind: CaseIterable {}
+#endif
 
 /// What raised a `quick_actions` event.
 public enum ActionsOrigin: UInt8, Sendable, Equatable {
@@ -157,9 +163,15 @@ public struct FrameReport: Sendable {
   /// The `i`-th touch. Inlinable, so that it reads in place from other
   /// modules too (an out-of-line accessor gets the report borrowed and
   /// copies the storage).
-  @inlinable public subscript(touch i: Int) -> TouchReport { _read { yield touchStorage[i] } }
-  /// The `i`-th event (see `subscript(touch:)`).
-  @inlinable public subscript(event i: Int) -> TouchEvent { _read { yield eventStorage[i] } }
+  #if hasFeature(Embedded)
+    // No coroutines with -no-allocations.
+    @inlinable public subscript(touch i: Int) -> TouchReport { touchStorage[i] }
+    @inlinable public subscript(event i: Int) -> TouchEvent { eventStorage[i] }
+  #else
+    @inlinable public subscript(touch i: Int) -> TouchReport { _read { yield touchStorage[i] } }
+    /// The `i`-th event (see `subscript(touch:)`).
+    @inlinable public subscript(event i: Int) -> TouchEvent { _read { yield eventStorage[i] } }
+  #endif
 
   public mutating func removeAll() {
     touchCount = 0

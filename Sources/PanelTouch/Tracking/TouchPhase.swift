@@ -1,5 +1,5 @@
 /// UITouch phases, as the report stream names them.
-public enum TouchPhase: UInt8, Sendable, Equatable, CaseIterable {
+public enum TouchPhase: UInt8, Sendable, Equatable {
   case began, moved, stationary, ended, cancelled
 
   /// The name in the report stream (docs/formats.md).
@@ -18,7 +18,7 @@ public enum TouchPhase: UInt8, Sendable, Equatable, CaseIterable {
 }
 
 /// Why a touch was cancelled rather than ended: its finger did not lift.
-public enum CancelReason: UInt8, Sendable, Equatable, CaseIterable {
+public enum CancelReason: UInt8, Sendable, Equatable {
   case none
   /// Its contact merged with another touch's (fingers closer than the
   /// panel can tell apart): that touch carries both from here.
@@ -41,3 +41,10 @@ public enum CancelReason: UInt8, Sendable, Equatable, CaseIterable {
     }
   }
 }
+
+// `allCases` is an array: not on a microcontroller (Embedded Swift,
+// -no-allocations).
+#if !hasFeature(Embedded)
+  extension TouchPhase: CaseIterable {}
+  extension CancelReason: CaseIterable {}
+#endif

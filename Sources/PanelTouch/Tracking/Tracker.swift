@@ -110,7 +110,11 @@ public struct Tracker: Sendable {
   public init(settings: TrackerSettings) { self.settings = settings }
 
   /// The `index`-th touch of this frame (`index < count`).
-  public subscript(index: Int) -> TrackedTouch { _read { yield reported[index] } }
+  #if hasFeature(Embedded)
+    public subscript(index: Int) -> TrackedTouch { reported[index] }  // no coroutines with -no-allocations
+  #else
+    public subscript(index: Int) -> TrackedTouch { _read { yield reported[index] } }
+  #endif
 
   struct Track: Sendable {
     var active = false
@@ -257,8 +261,8 @@ public struct Tracker: Sendable {
       // Smooth the position as much as its noise needs: a light contact's
       // position is noisy (its noise grows as 1/F).
       let (weight, variance, spread) = smoothing(contact.positionNoise.rawValue, variance: t.variance)
-      t.x = Int32(Int64(t.x) + (((Int64(contact.x.rawValue) - Int64(t.x)) * weight) >> 8))
-      t.y = Int32(Int64(t.y) + (((Int64(contact.y.rawValue) - Int64(t.y)) * weight) >> 8))
+      t.x = Int32(Int64(t.x) + (((Int64(contact.x.rawValue) - Int64(t.x)) * weight) &>> 8))
+      t.y = Int32(Int64(t.y) + (((Int64(contact.y.rawValue) - Int64(t.y)) * weight) &>> 8))
       t.noise = spread
       t.variance = variance
       t.force = contact.force
@@ -313,7 +317,7 @@ public struct Tracker: Sendable {
     let optimal = (256 * p) / max(p + r, 1)
     let w = min(256, max(target, optimal))
     let keep = 256 - w
-    let variance = (keep * keep * p + w * w * r) >> 16
+    let variance = (keep * keep * p + w * w * r) &>> 16
     let spread = max(FixedMath.squareRoot(variance), n / 2)
     return (w, variance, Int32(truncatingIfNeeded: spread))
   }
