@@ -36,16 +36,17 @@ let package = Package(
     // The C boundary to the Linux uinput device (<linux/uinput.h> ioctls).
     .target(name: "CUInput"),
     // The per-cell signal path. Pure Swift; also built as Embedded Swift
-    // with -no-allocations for four microcontroller targets by
-    // scripts/embedded-check.sh.
+    // with -no-allocations for the host and four microcontroller targets
+    // by scripts/embedded-check.sh. Imports nothing.
     .target(name: "ForceCore"),
     // Runs ForceCore on a core script (setup and raw frames as integers) and
     // writes its trace: the entry point shared by `panelctl core run` and the
     // microcontroller firmware (Firmware/). Embedded-capable like ForceCore.
     .target(name: "CoreRunner", dependencies: ["ForceCore"]),
     // The firmware, one module per stage of the frame's way (docs/
-    // architecture.md). Each may import only the modules listed with it
-    // (and ForceCore); scripts/check-imports.sh reads the graph from here.
+    // architecture.md), each depending only on stages below it. A file may
+    // import only the modules its target lists (or that a listed one
+    // re-exports): scripts/check-imports.sh reads the graph from here.
     //
     // Touches, UITouch phases, the stage machine and press state, compiled
     // regions, force capability, the frame report. Pure Swift (no Glibc,
@@ -68,11 +69,12 @@ let package = Package(
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
     ),
     // The simulated panel: chips on a simulated bus, panel physics,
-    // scenarios. Imports: ForceCore, PanelTouch, PanelFormats, PanelHardware.
+    // scenarios, wander. Imports: ForceCore, PanelTouch, PanelFormats,
+    // PanelHardware.
     .target(
       name: "PanelSimulation", dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware"]),
     // Calibration: plans, sessions, fit, checks, certificate, the record
-    // on the panel's EEPROM. Imports: ForceCore, PanelTouch, PanelFormats,
+    // on the panel's EEPROM, the simulated fixture. Imports: ForceCore, PanelTouch, PanelFormats,
     // PanelHardware, PanelSimulation.
     .target(
       name: "PanelCalibration",

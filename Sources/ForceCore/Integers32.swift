@@ -7,7 +7,8 @@
 // Nothing is allocated at run time, but the `words` collection's conformance
 // brings an array type into the module, and Embedded Swift's
 // `-no-allocations` refuses it. The concrete overloads below (package
-// access: PanelTouch uses them too) are chosen over the generic ones: the
+// access and inlinable: PanelTouch uses them too, inlined like the
+// standard library's) are chosen over the generic ones: the
 // same results and the same traps, from `init(_truncatingBits:)` (one machine
 // word in) and masking shifts only. On 64-bit hosts they fold to the same
 // instructions as the generic ones. A conversion missing here shows on a
@@ -16,7 +17,7 @@
 
 extension Int64 {
   /// `value` sign-extended (`Int` is 32 or 64 bits).
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int) {
     let bits = Int64(_truncatingBits: UInt(bitPattern: value))
     #if _pointerBitWidth(_32)
@@ -26,20 +27,20 @@ extension Int64 {
     #endif
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int32) { self.init(Int(value)) }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int16) { self.init(Int(value)) }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: UInt32) { self.init(bitPattern: UInt64(value)) }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: UInt16) { self.init(Int(value)) }
 
   /// `value`, which must be at most `Int64.max`.
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: UInt64) {
     precondition(value <= 0x7FFF_FFFF_FFFF_FFFF, "Not enough bits to represent the passed value")
     self.init(bitPattern: value)
@@ -72,21 +73,21 @@ extension Int64 {
 
 extension UInt64 {
   /// `value`, which must not be negative.
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int) {
     precondition(value >= 0, "Negative value is not representable")
     self = UInt64(_truncatingBits: UInt(bitPattern: value))
   }
 
   /// `value`, zero-extended.
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: UInt) { self = UInt64(_truncatingBits: value) }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: UInt32) { self.init(UInt(value)) }
 
   /// `value`, which must not be negative.
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int64) {
     precondition(value >= 0, "Negative value is not representable")
     self.init(bitPattern: value)
@@ -113,7 +114,7 @@ extension UInt64 {
 
 extension Int {
   /// `value`, which must fit (always on 64-bit targets).
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int64) {
     let narrow = Int(truncatingIfNeeded: value)
     precondition(Int64(narrow) == value, "Not enough bits to represent the passed value")
@@ -123,7 +124,7 @@ extension Int {
 
 extension Int32 {
   /// `value`, which must fit.
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int64) {
     let narrow = Int32(truncatingIfNeeded: value)
     precondition(Int64(narrow) == value, "Not enough bits to represent the passed value")
@@ -133,7 +134,7 @@ extension Int32 {
 
 extension UInt16 {
   /// `value`, which must fit.
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int64) {
     precondition(value >= 0 && value <= 0xFFFF, "Not enough bits to represent the passed value")
     self = UInt16(truncatingIfNeeded: value)
@@ -143,7 +144,7 @@ extension UInt16 {
 extension Double {
   /// `value` rounded to nearest, as the standard library does: on 32-bit
   /// targets from its two halves, each exact, with one rounding in the sum.
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int64) {
     #if _pointerBitWidth(_32)
       self = Word32.double(value)
@@ -152,21 +153,21 @@ extension Double {
     #endif
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   package init(_ value: Int32) { self.init(Int(value)) }
 }
 
 /// The 32-bit halves of the conversions above, callable on any host so
 /// that tests check them against the standard library.
-package enum Word32 {
+@usableFromInline package enum Word32 {
   /// The low 32 bits of `bits`, sign-extended.
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func signExtend(_ bits: Int64) -> Int64 { (bits &<< 32) &>> 32 }
 
   /// `value` rounded to nearest from `Double(Int)` of 32-bit parts: the
   /// high half times 2^32 and the low half (as 31 + 1 bits) are exact, so
   /// only the last addition rounds.
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func double(_ value: Int64) -> Double {
     let high = Int(truncatingIfNeeded: value &>> 32)
     let low = Double(Int(truncatingIfNeeded: (value & 0xFFFF_FFFF) &>> 1)) * 2

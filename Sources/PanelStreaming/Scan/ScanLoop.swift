@@ -16,13 +16,13 @@ public final class ScanLoop<Source: FrontEnd> {
   public private(set) var tracker: Tracker
   /// Stages, regions, capability; the host's settings are changed here.
   public var interaction: Interaction
-  /// The frame last read. (Settable within the package only so that sinks
+  /// The frame last read. (Settable within the module only so that sinks
   /// can read it in place, `inout`; nothing else writes it.)
-  public package(set) var frame: RawFrame
-  /// The report of the frame last processed. (Settable within the package
+  public internal(set) var frame: RawFrame
+  /// The report of the frame last processed. (Settable within the module
   /// only so that the sinks' encoders can read it in place, `inout`; a
   /// borrowed report would be copied whole. They do not modify it.)
-  public package(set) var report = FrameReport()
+  public internal(set) var report = FrameReport()
   /// Frames processed so far.
   public private(set) var frames: UInt64 = 0
 

@@ -101,7 +101,7 @@ public struct Tracker: Sendable {
   public private(set) var count = 0
   /// Touches currently active (began and not yet ended).
   public private(set) var activeCount = 0
-  var reported: TouchArray<TrackedTouch> = TouchArray(repeating: .none)
+  @usableFromInline var reported: TouchArray<TrackedTouch> = TouchArray(repeating: .none)
   var tracks: TouchArray<Track> = TouchArray(repeating: Track())
   var trackCount = 0
   var nextID: UInt32 = 1
@@ -110,10 +110,13 @@ public struct Tracker: Sendable {
   public init(settings: TrackerSettings) { self.settings = settings }
 
   /// The `index`-th touch of this frame (`index < count`).
+  /// Inlinable, so that the scan loop (another module) reads it in place:
+  /// an out-of-line `_read` coroutine called across modules allocates its
+  /// frame when it does not fit the caller's buffer.
   #if hasFeature(Embedded)
-    public subscript(index: Int) -> TrackedTouch { reported[index] }  // no coroutines with -no-allocations
+    @inlinable public subscript(index: Int) -> TrackedTouch { reported[index] }  // no coroutines with -no-allocations
   #else
-    public subscript(index: Int) -> TrackedTouch { _read { yield reported[index] } }
+    @inlinable public subscript(index: Int) -> TrackedTouch { _read { yield reported[index] } }
   #endif
 
   struct Track: Sendable {
