@@ -36,19 +36,63 @@ let package = Package(
     // The C boundary to the Linux uinput device (<linux/uinput.h> ioctls).
     .target(name: "CUInput"),
     // The per-cell signal path. Pure Swift; also built as Embedded Swift
-    // with -no-allocations for four microcontroller targets by
-    // scripts/embedded-check.sh.
+    // with -no-allocations for the host and four microcontroller targets
+    // by scripts/embedded-check.sh. Imports nothing.
     .target(name: "ForceCore"),
     // Runs ForceCore on a core script (setup and raw frames as integers) and
     // writes its trace: the entry point shared by `panelctl core run` and the
     // microcontroller firmware (Firmware/). Embedded-capable like ForceCore.
     .target(name: "CoreRunner", dependencies: ["ForceCore"]),
-    // Bus, front ends, simulated panel, scan loop, tracker, reports, files.
+    // The firmware, one module per stage of the frame's way (docs/
+    // architecture.md), each depending only on stages below it. A file may
+    // import only the modules its target lists (or that a listed one
+    // re-exports): scripts/check-imports.sh reads the graph from here.
+    //
+    // Touches, UITouch phases, the stage machine and press state, compiled
+    // regions, force capability, the frame report. Pure Swift (no Glibc,
+    // no Foundation); also built as Embedded Swift with -no-allocations by
+    // scripts/embedded-check.sh. Imports: ForceCore.
+    .target(name: "PanelTouch", dependencies: ["ForceCore"]),
+    // What is read and written: TOML, recordings, atomic files, CRC, value
+    // bounds, the board file (Board), the calibration record and its
+    // codecs, region files and rules, the simulated panel's parameters.
+    // Imports: ForceCore, PanelTouch.
+    .target(name: "PanelFormats", dependencies: ["ForceCore", "PanelTouch"]),
+    // Real hardware: the bus protocol and clocks, Linux i2c-dev/GPIO
+    // shims (a mock kernel in debug builds), chip drivers, the front ends
+    // over them, haptics, bus scan. Imports: ForceCore, PanelTouch,
+    // PanelFormats, CI2C, CGPIOD.
     .target(
-      name: "PanelFirmware",
-      dependencies: ["ForceCore", "CI2C", "CGPIOD", "CUInput"],
+      name: "PanelHardware",
+      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "CI2C", "CGPIOD"],
       // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
+    ),
+    // The simulated panel: chips on a simulated bus, panel physics,
+    // scenarios, wander. Imports: ForceCore, PanelTouch, PanelFormats,
+    // PanelHardware.
+    .target(
+      name: "PanelSimulation", dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware"]),
+    // Calibration: plans, sessions, fit, checks, certificate, the record
+    // on the panel's EEPROM, the simulated fixture. Imports: ForceCore, PanelTouch, PanelFormats,
+    // PanelHardware, PanelSimulation.
+    .target(
+      name: "PanelCalibration",
+      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelSimulation"]),
+    // The scan loop and where its reports go: encoders (NDJSON, TUIO,
+    // multi-touch), sinks, the control channel. Imports: ForceCore,
+    // PanelTouch, PanelFormats, PanelHardware, CUInput.
+    .target(
+      name: "PanelStreaming", dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "CUInput"]),
+    // What wires them: board loading, the front-end and haptics factories,
+    // the calibration lookup, the evaluation harness; re-exports every
+    // module above so that a program needs one import. Imports: all of them.
+    .target(
+      name: "PanelFirmware",
+      dependencies: [
+        "ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelSimulation", "PanelCalibration",
+        "PanelStreaming",
+      ]
     ),
     // `panelctl serve` without the network: the scan loop hands each report
     // to a ring that every WebSocket client reads at its own pace, control
@@ -83,9 +127,21 @@ let package = Package(
     ),
     .testTarget(name: "CI2CTests", dependencies: ["CI2C"]),
     .testTarget(name: "ForceCoreTests", dependencies: ["ForceCore"]),
+    // What the firmware's tests share: the repository's board files, a
+    // simulated run through the scan loop, simulated twins, scripted
+    // presses, temporary directories.
+    .target(name: "PanelTestSupport", dependencies: ["PanelFirmware"], path: "Tests/PanelTestSupport"),
+    // One test target per module (each may use the layers below it and the
+    // shared support); PanelFirmwareTests runs the whole pipeline.
+    .testTarget(name: "PanelTouchTests", dependencies: ["PanelTouch", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelFormatsTests", dependencies: ["PanelFormats", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(
-      name: "PanelFirmwareTests", dependencies: ["PanelFirmware"],
+      name: "PanelHardwareTests", dependencies: ["PanelHardware", "PanelFirmware", "PanelTestSupport"],
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),
+    .testTarget(name: "PanelSimulationTests", dependencies: ["PanelSimulation", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelCalibrationTests", dependencies: ["PanelCalibration", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelStreamingTests", dependencies: ["PanelStreaming", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware", "PanelTestSupport"]),
     .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
     .testTarget(name: "PanelServeTests", dependencies: ["PanelServe", "PanelWeb", "PanelFirmware"]),
   ],

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Compiles ForceCore, and CoreRunner (the frame loop the firmware runs), as
-# Embedded Swift with -no-allocations at -Osize for four microcontroller
-# targets: any heap allocation is a compile error, so this proves the core
-# allocation-free where it is meant to run.
+# Compiles ForceCore, CoreRunner (the frame loop the firmware runs) and
+# PanelTouch (tracker, stage machine, regions, the frame report: peek and
+# pop) as Embedded Swift with -no-allocations at -Osize for the host and
+# four microcontroller targets: any heap allocation is a compile error, so
+# this proves the core and the touch layer allocation-free where they are
+# meant to run.
+#   (host)                  the machine this runs on, e.g. x86_64-unknown-linux-gnu
 #   armv6m-none-none-eabi   Cortex-M0+ (RP2040)
 #   armv7em-none-none-eabi  Cortex-M4F / M7 (STM32, nRF52)
 #   riscv32-none-none-eabi  RV32 (ESP32-C3, GD32V)
@@ -12,14 +15,20 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for target in armv6m-none-none-eabi armv7em-none-none-eabi riscv32-none-none-eabi aarch64-none-none-elf; do
+host="$(uname -m)-unknown-linux-gnu"
+for target in "$host" armv6m-none-none-eabi armv7em-none-none-eabi riscv32-none-none-eabi aarch64-none-none-elf; do
   d="$out/$target"
   mkdir -p "$d"
   swift=(swiftc -target "$target" -Osize -enable-experimental-feature Embedded -wmo -parse-as-library
-    -Xfrontend -no-allocations -I "$d")
+    -Xfrontend -no-allocations -package-name forcepanel -I "$d")
   "${swift[@]}" -module-name ForceCore -emit-module -emit-module-path "$d/ForceCore.swiftmodule" \
     -c Sources/ForceCore/*.swift -o "$d/ForceCore.o"
   "${swift[@]}" -module-name CoreRunner -c Sources/CoreRunner/*.swift -o "$d/CoreRunner.o"
-  text=$(elf_sections "$d/ForceCore.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n }')
-  echo "ForceCore, CoreRunner: Embedded Swift -no-allocations for $target: ok (ForceCore .text $text bytes)" >&2
+  find Sources/PanelTouch -name '*.swift' -print0 | sort -z | xargs -0 \
+    "${swift[@]}" -module-name PanelTouch -emit-module -emit-module-path "$d/PanelTouch.swiftmodule" \
+    -c -o "$d/PanelTouch.o"
+  core=$(elf_sections "$d/ForceCore.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n }')
+  touch=$(elf_sections "$d/PanelTouch.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n }')
+  echo "ForceCore, CoreRunner, PanelTouch: Embedded Swift -no-allocations for $target: ok" \
+    "(.text: ForceCore $core bytes, PanelTouch $touch bytes)" >&2
 done

@@ -113,7 +113,7 @@ for t in armv6m-none-none-eabi armv7em-none-none-eabi riscv32-none-none-eabi aar
   p="$work/probe-$t"
   mkdir -p "$p"
   sw=(swiftc -target "$t" -Osize -enable-experimental-feature Embedded -wmo -parse-as-library
-    -Xfrontend -no-allocations -Xfrontend -function-sections -I "$p")
+    -Xfrontend -no-allocations -Xfrontend -function-sections -package-name forcepanel -I "$p")
   "${sw[@]}" -module-name ForceCore -emit-module -emit-module-path "$p/ForceCore.swiftmodule" \
     -c Sources/ForceCore/*.swift -o "$p/ForceCore.o"
   "${sw[@]}" -module-name Probe -c Firmware/probe/Probe.swift -o "$p/Probe.o"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Everything CI checks: installs what is missing, builds, runs every test
-# (swift test), proves ForceCore allocation-free by compiling it as
-# Embedded Swift with -no-allocations for four microcontroller targets, and
-# runs it on an emulated Cortex-M4 against the host, and fuzzes each reader
-# of outside input for a short fixed number of runs. The benchmarks are
+# (swift test), checks every import against the module graph in
+# Package.swift, proves ForceCore and PanelTouch allocation-free by
+# compiling them as Embedded Swift with -no-allocations for the host and
+# four microcontroller targets, runs ForceCore on an emulated Cortex-M4
+# against the host, and fuzzes each reader of outside input for a short
+# fixed number of runs. The benchmarks are
 # compiled, not run (timing belongs in docs/performance.md, not in a
 # pass/fail check).
 set -euo pipefail
@@ -17,6 +19,9 @@ if grep -rn "CONTRACTS.md\|shared/reference\|host-and-rigs" README.md docs Sourc
   echo "scripts/test.sh: the lines above refer to files that are not in the repository" >&2
   exit 1
 fi
+
+echo "== the module graph: every import in Sources/ is one Package.swift allows (scripts/check-imports.sh)" >&2
+bash scripts/check-imports.sh
 
 echo "== build" >&2
 swift build --build-tests
@@ -42,7 +47,7 @@ swift build --package-path Benchmarks
 echo "== fuzzing: each reader of outside input, 20000 executions from its seeds (docs/reliability.md)" >&2
 bash scripts/fuzz.sh 20000
 
-echo "== Embedded Swift, -no-allocations: ForceCore for four microcontroller targets" >&2
+echo "== Embedded Swift, -no-allocations: ForceCore and PanelTouch for the host and four microcontroller targets" >&2
 bash scripts/embedded-check.sh
 
 echo "== ForceCore on an emulated Cortex-M4 (QEMU), bit for bit against the host" >&2

@@ -17,7 +17,7 @@ if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
 fi
 tools=$(dirname "$(command -v swiftc)")  # the toolchain's clang and ld.lld
 swift=(swiftc -target armv7em-none-none-eabi -Osize -enable-experimental-feature Embedded -wmo
-  -parse-as-library -Xfrontend -no-allocations -Xfrontend -function-sections -I "$out")
+  -parse-as-library -Xfrontend -no-allocations -Xfrontend -function-sections -package-name forcepanel -I "$out")
 "${swift[@]}" -module-name ForceCore -emit-module -emit-module-path "$out/ForceCore.swiftmodule" \
   -c "$root"/Sources/ForceCore/*.swift -o "$out/ForceCore.o"
 "${swift[@]}" -module-name CoreRunner -emit-module -emit-module-path "$out/CoreRunner.swiftmodule" \

@@ -1,7 +1,10 @@
 import ForceCore
+import PanelTestSupport
 import Testing
 
 @testable import PanelFirmware
+@testable import PanelFormats
+@testable import PanelSimulation
 
 /// Position and force of still presses on the simulated panels, through
 /// the whole pipeline (simulated cells, noise, creep, calibration, core,

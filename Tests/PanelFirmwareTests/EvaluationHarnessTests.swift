@@ -1,7 +1,10 @@
 import Foundation
+import PanelTestSupport
 import Testing
 
+@testable import PanelCalibration
 @testable import PanelFirmware
+@testable import PanelFormats
 
 /// The evaluation harness (`panelctl sim evaluate`): its population spans
 /// the envelope, and a run of the quick population covers every panel and

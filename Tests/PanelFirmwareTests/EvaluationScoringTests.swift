@@ -1,7 +1,11 @@
 import ForceCore
+import PanelTestSupport
 import Testing
 
 @testable import PanelFirmware
+@testable import PanelFormats
+@testable import PanelSimulation
+@testable import PanelTouch
 
 /// The evaluation's scoring on report streams built by hand, where every
 /// figure is known in advance.

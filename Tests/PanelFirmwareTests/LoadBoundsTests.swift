@@ -1,22 +1,17 @@
 import ForceCore
+import PanelTestSupport
 import Testing
 
+@testable import PanelCalibration
 @testable import PanelFirmware
+@testable import PanelFormats
+@testable import PanelSimulation
 
 /// Every time, force, count, length and rate a file gives is bounded when
 /// it is loaded: the error names the file, the line, the key and the bound,
 /// so that no value, however large, reaches arithmetic it could overflow.
 @Suite struct LoadBoundsTests {
-  static func message(_ body: () throws -> Void) -> String? {
-    do {
-      try body()
-      return nil
-    } catch {
-      return "\(error)"
-    }
-  }
-
-  static let board = BoardFileTests.valid + """
+  static let board = BoardText.valid + """
 
     [interaction]
     average_touch_n = 0.8
@@ -53,7 +48,7 @@ import Testing
   ])
   func boardValuesAreBounded(_ change: (String, String, String)) {
     let text = Self.board.replacingOccurrences(of: change.0, with: change.1)
-    let error = Self.message { _ = try BoardFileTests.load(text) }
+    let error = ErrorText.message { _ = try BoardText.load(text) }
     #expect(error?.hasPrefix(change.2) == true, "\(error ?? "loaded")")
   }
 
@@ -62,7 +57,7 @@ import Testing
     let text = Self.board.replacingOccurrences(
       of: "touch_on_n = 0.08",
       with: "touch_on_n = 1000\ntouch_off_n = 1000\nmax_on_s = 86400\nhold_s = 3600\ndrift_up_s = 3600\ndrift_down_s = 3600")
-    let b = try BoardFileTests.load(text)
+    let b = try BoardText.load(text)
     #expect(b.detection.maxOn_s == 86400)
     #expect(b.coreConfiguration.maxOn_ms == 86_400_000)
   }
@@ -71,13 +66,13 @@ import Testing
   /// every cell centre is on the panel (the contract's rule); one whose
   /// last centre is off it does not.
   @Test func aGridLoadsWhenEveryCellCentreIsOnThePanel() throws {
-    let text = BoardFileTests.valid.replacingOccurrences(of: "width_mm = 100.0", with: "width_mm = 150.0")
+    let text = BoardText.valid.replacingOccurrences(of: "width_mm = 100.0", with: "width_mm = 150.0")
       .replacingOccurrences(of: "cols = 4", with: "cols = 8")
-    let b = try BoardFileTests.load(text)
+    let b = try BoardText.load(text)
     #expect(b.cellCount == 16)
     #expect(b.cells[7] == CellPosition(x_mm: 150, y_mm: 10))
-    let off = Self.message {
-      _ = try BoardFileTests.load(text.replacingOccurrences(of: "width_mm = 150.0", with: "width_mm = 149.0"))
+    let off = ErrorText.message {
+      _ = try BoardText.load(text.replacingOccurrences(of: "width_mm = 150.0", with: "width_mm = 149.0"))
     }
     #expect(
       off == "b.toml:9: [grid] cols: 8 cells at 20.0 mm do not fit the panel's width of 149.0 mm (the last centre is at 150.0 mm)")
@@ -86,17 +81,17 @@ import Testing
   /// An array-of-tables element is named one way in every error, whether
   /// found while reading the table or later against the board.
   @Test func frontEndCellErrorsNameTheElementTheSameWay() {
-    let base = BoardFileTests.valid.replacingOccurrences(of: "kind = \"sim\"", with: "kind = \"sim\"\n[[frontend.cell]]\nindex = 1\n[[frontend.cell]]\nindex = 2\ncrosstalk_from = CROSS\ncrosstalk = 0.1")
+    let base = BoardText.valid.replacingOccurrences(of: "kind = \"sim\"", with: "kind = \"sim\"\n[[frontend.cell]]\nindex = 1\n[[frontend.cell]]\nindex = 2\ncrosstalk_from = CROSS\ncrosstalk = 0.1")
     func simulate(_ text: String) throws {
-      _ = try FrontEndFactory.simulationParameters(BoardFileTests.load(text))
+      _ = try FrontEndFactory.simulationParameters(BoardText.load(text))
     }
-    let index = Self.message {
+    let index = ErrorText.message {
       try simulate(base.replacingOccurrences(of: "index = 2", with: "index = 9").replacingOccurrences(of: "CROSS", with: "1"))
     }
     #expect(index == "b.toml:18: frontend.cell[2] index: cell 9 does not exist: the board has 8 cells (0...7)")
-    let from = Self.message { try simulate(base.replacingOccurrences(of: "CROSS", with: "12")) }
+    let from = ErrorText.message { try simulate(base.replacingOccurrences(of: "CROSS", with: "12")) }
     #expect(from == "b.toml:19: frontend.cell[2] crosstalk_from: cell 12 does not exist: the board has 8 cells (0...7)")
-    let typed = Self.message { try simulate(base.replacingOccurrences(of: "CROSS", with: "-1")) }
+    let typed = ErrorText.message { try simulate(base.replacingOccurrences(of: "CROSS", with: "-1")) }
     #expect(typed == "b.toml:19: frontend.cell[2] crosstalk_from: must be another cell's index")
   }
 
@@ -124,9 +119,9 @@ import Testing
     ("duration_s = 2.0", "temperature = [[0, 20], [1, 1e300]]", "s.toml:2: [scenario] temperature: row 2: 1e+300 is outside -60...150 degC"),
   ])
   func scenarioValuesAreBounded(_ change: (String, String, String)) throws {
-    let board = try BoardFileTests.load(BoardFileTests.valid)
+    let board = try BoardText.load(BoardText.valid)
     let text = Self.scenario.replacingOccurrences(of: change.0, with: change.1)
-    let error = Self.message { _ = try Scenario(table: TOML.parse(text, file: "s.toml"), board: board) }
+    let error = ErrorText.message { _ = try Scenario(table: TOML.parse(text, file: "s.toml"), board: board) }
     #expect(error?.hasPrefix(change.2) == true, "\(error ?? "loaded")")
   }
 
@@ -138,7 +133,7 @@ import Testing
     let plan = try TextFile.read(path: Repo.path("calibration/plans/sim-plate4.toml"))
     let line = try #require(plan.split(separator: "\n").first { $0.hasPrefix(key + " = ") })
     let timing = plan.replacingOccurrences(of: line + "\n", with: "\(key) = 1e300\n")
-    let error = Self.message { _ = try CalibrationPlan(table: TOML.parse(timing, file: "p.toml"), board: board) }
+    let error = ErrorText.message { _ = try CalibrationPlan(table: TOML.parse(timing, file: "p.toml"), board: board) }
     #expect(error?.contains("[timing] \(key): must be greater than 0 and at most") == true, "\(error ?? "loaded")")
     #expect(error?.hasSuffix(" s, is 1e+300") == true, "\(error ?? "loaded")")
   }
@@ -159,7 +154,7 @@ import Testing
   ])
   func recordValuesAreBounded(_ change: (String, String, String, String)) {
     let text = Self.resigned(Self.record.encoded().replacingOccurrences(of: change.0, with: change.1))
-    let error = Self.message { _ = try CalibrationRecord(text: text, file: "c.toml") }
+    let error = ErrorText.message { _ = try CalibrationRecord(text: text, file: "c.toml") }
     #expect(error?.contains(change.3) == true, "\(error ?? "loaded")")
   }
 

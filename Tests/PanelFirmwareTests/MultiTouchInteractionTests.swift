@@ -1,7 +1,9 @@
 import ForceCore
+import PanelTestSupport
 import Testing
 
 @testable import PanelFirmware
+@testable import PanelSimulation
 
 /// Several touches on the simulated grid, through the whole pipeline: each
 /// touch has its own stage machine, ids hold while fingers come close, and

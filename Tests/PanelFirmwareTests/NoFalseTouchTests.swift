@@ -1,7 +1,10 @@
 import ForceCore
+import PanelTestSupport
 import Testing
 
 @testable import PanelFirmware
+@testable import PanelHardware
+@testable import PanelStreaming
 
 /// Chips failing, resetting and corrupting results under an untouched
 /// panel, through the whole scan loop: frames go invalid, nothing is
@@ -67,7 +70,7 @@ import Testing
   /// The same corruption without the CRC gets through as a press: what the
   /// check above rests on.
   @Test func withoutTheCRCTheSameCorruptionIsAPress() throws {
-    let board = try BusTimingTests.variant("sim-plate4-ads122c04", [("crc = true ", "crc = false ")])
+    let board = try BoardText.variant("sim-plate4-ads122c04", [("crc = true ", "crc = false ")])
     var twin = try Twins.ads122c04(board)
     try twin.frontEnd.start()
     let calibration = try FrontEndFactory.trueCalibration(board: board, created: "test")

@@ -1,7 +1,13 @@
 import ForceCore
+import PanelTestSupport
 import Testing
 
+@testable import PanelCalibration
 @testable import PanelFirmware
+@testable import PanelFormats
+@testable import PanelHardware
+@testable import PanelSimulation
+@testable import PanelStreaming
 
 /// The product on the envelope's noisy corners (issue 10's must-show
 /// tests): a still press stays a press, a slide is a drag, a gaussian

@@ -1,7 +1,12 @@
 import ForceCore
+import PanelTestSupport
 import Testing
 
 @testable import PanelFirmware
+@testable import PanelHardware
+@testable import PanelSimulation
+@testable import PanelStreaming
+@testable import PanelTouch
 
 /// A bridge ADC whose input rails (an open bridge reads positive full
 /// scale, 0x7FFFFF; an overload negative, 0x800000) delivers a valid

@@ -1,7 +1,11 @@
 import ForceCore
+import PanelTestSupport
 import Testing
 
 @testable import PanelFirmware
+@testable import PanelFormats
+@testable import PanelHardware
+@testable import PanelSimulation
 
 /// The baseline, spike and parked-load behaviour of the whole pipeline on
 /// the simulated panels.

@@ -77,7 +77,7 @@ echo "$out" | grep '^panelctl: error'
 echo "$out" | grep -q "^panelctl: error: no answer from $bus address 0x50 (24C02)" || fail "the missing EEPROM was not named"
 
 # The driver's register reads through LinuxI2CBus on the real kernel
-# (Tests/PanelFirmwareTests/Linux/I2CStubKernelTests.swift).
+# (Tests/PanelHardwareTests/Linux/I2CStubKernelTests.swift).
 # A filter that matches nothing passes too, so the count is checked.
 expected_tests=3
 echo "\$ swift-testing --filter I2CStubKernelTests (PANEL_I2C_STUB_BUS=$bus)"

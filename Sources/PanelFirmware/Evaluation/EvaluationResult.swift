@@ -1,0 +1,88 @@
+import PanelCalibration
+import PanelFormats
+
+/// How a panel's calibration went in the evaluation.
+public struct CalibrationOutcome: Sendable {
+  /// Every check passed (nil: nothing was computed, the live run stopped).
+  public var passed: Bool?
+  public var failedChecks = 0
+  public var firstFailure: String?
+  /// Why the live calibration stopped, when it did; the scenarios then run
+  /// on the simulator's true calibration instead (`panelctl sim truth`).
+  public var stopped: String?
+  public var model: String?
+  public var spread_mm: Double?
+  public var residual_pct: Double?
+  /// Verification through the pipeline: worst force error at or above its
+  /// floor (%), position RMS (mm).
+  public var verificationForce_pct: Double?
+  public var verificationPosition_mm: Double?
+
+  public init() {}
+
+  init(_ r: CalibrationResult) {
+    passed = r.passed
+    failedChecks = r.checks.filter { !$0.passed }.count
+    firstFailure = r.firstFailure
+    model = r.record.fit?.model
+    spread_mm = r.record.fit?.spread_mm
+    residual_pct = r.record.fit?.residual_pct
+    if !r.verification.isEmpty {
+      let a = AccuracySummary(r.verification, floor_n: r.session.limits.forceFloor_n)
+      verificationForce_pct = a.worstForce_pct
+      verificationPosition_mm = a.positionRMS_mm
+    }
+  }
+
+  /// One line: `pass, residual 0.16 %, verification 0.27 % / 0.04 mm`.
+  public var summary: String {
+    if let stopped { return "stopped (\(stopped)); scenarios on the true calibration" }
+    var s = passed == true ? "pass" : "fail (\(failedChecks) checks)"
+    if let r = residual_pct { s += ", residual \(Format.fixed(r, 2)) %" }
+    if let s2 = spread_mm { s += " (\(Format.fixed(s2, 1)) mm)" }
+    if let f = verificationForce_pct, let p = verificationPosition_mm {
+      s += ", verification \(Format.fixed(f, 2)) % / \(Format.fixed(p, 2)) mm"
+    }
+    return s
+  }
+}
+
+/// One scenario's run on one panel.
+public struct ScenarioResult: Sendable {
+  public var name: String
+  public var summary: String
+  public var frames: Int
+  public var score: ScenarioScore
+  /// The files it left in the panel's folder.
+  public var scenarioFile: String
+  public var recording: String
+  public var reports: String
+}
+
+/// One panel's evaluation.
+public struct PanelResult: Sendable {
+  public var panel: EvaluationPanel
+  public var board: String
+  public var boardFile: String
+  public var planFile: String
+  public var rate_hz: Int
+  /// Where it sits in the envelope, one line.
+  public var envelope: String
+  public var calibration: CalibrationOutcome
+  public var calibrationRecord: String?
+  public var scenarios: [ScenarioResult] = []
+
+  /// The figures that miss their bars.
+  public var misses: [EvaluationMiss] {
+    var list: [EvaluationMiss] = []
+    for s in scenarios {
+      for metric in EvaluationMetric.allCases {
+        guard let bar = EvaluationBar.bar(metric, scenario: s.name), let v = metric.value(in: s.score) else { continue }
+        if !bar.met(v, panel.kind) {
+          list.append(EvaluationMiss(panel: board, scenario: s.name, metric: metric, value: v, bar: bar.describe(panel.kind)))
+        }
+      }
+    }
+    return list
+  }
+}

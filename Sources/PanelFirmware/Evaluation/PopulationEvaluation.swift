@@ -1,0 +1,50 @@
+import PanelFormats
+
+/// The evaluation of a population (`panelctl sim evaluate`): each panel in
+/// turn into its own folder of `out` (`01-sim-plate4/`, ...), then the
+/// table and the JSON.
+public struct PopulationEvaluation {
+  public var panels: [EvaluationPanel]
+  /// The output folder, with a trailing slash.
+  public var out: String
+  public var seed: UInt64
+  public var lengths: StandardScenarios.Lengths
+  public var date: String
+
+  public init(panels: [EvaluationPanel], out: String, seed: UInt64, lengths: StandardScenarios.Lengths, date: String) {
+    self.panels = panels
+    self.out = out.hasSuffix("/") || out.isEmpty ? out : out + "/"
+    self.seed = seed
+    self.lengths = lengths
+    self.date = date
+  }
+
+  /// The folder of the `index`-th panel (0-based).
+  public func directory(_ index: Int) -> String {
+    let number = index + 1 < 10 ? "0\(index + 1)" : "\(index + 1)"
+    return out + number + "-" + panels[index].name + "/"
+  }
+
+  /// Refuses an output folder that already holds one of these panels: a
+  /// session is never recorded over another.
+  public func checkOutput() throws(EvaluationError) {
+    for i in panels.indices where TextFile.exists(directory(i)) {
+      throw .file(
+        FileError(file: directory(i), message: "already exists: the output folder holds an evaluation (choose a new --out)"))
+    }
+  }
+
+  /// Evaluates every panel; `progress(index, panel, step)` hears each step.
+  public func run(progress: (Int, EvaluationPanel, String) -> Void = { _, _, _ in }) throws(EvaluationError)
+    -> [PanelResult]
+  {
+    try checkOutput()
+    var results: [PanelResult] = []
+    for (i, panel) in panels.enumerated() {
+      let evaluation = PanelEvaluation(
+        panel: panel, directory: directory(i), seed: seed &+ UInt64(i) &* 7919, lengths: lengths, date: date)
+      results.append(try evaluation.run { progress(i, panel, $0) })
+    }
+    return results
+  }
+}

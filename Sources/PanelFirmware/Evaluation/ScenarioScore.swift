@@ -1,0 +1,175 @@
+import PanelFormats
+
+/// The figures of one scenario's report stream against its scripted
+/// presses (the ground truth). A figure that does not apply (no press of
+/// that kind in the scenario) is nil.
+///
+/// - recall: finger presses with a touch / finger presses;
+/// - precision: presses found / touches reported, where a press's second
+///   touch (a split) and a touch that belongs to no finger count against it;
+/// - false touches: touches no finger made (an object's own first touch is
+///   expected: it is absorbed as a parked load), and how long they lasted;
+/// - latency: from the scripted force reaching the board's `touch_on_n` to
+///   the touch's first report (median, ms);
+/// - position and force on plateaus: the still part of each tap and press
+///   (from 20 ms after the rise to the fall): the RMS of every reported
+///   position's distance from the scripted one, and the median over presses
+///   of the mean reported force's relative error;
+/// - stages: light taps that never peek, peek presses that peek once and do
+///   not pop, pop presses that pop exactly once (fractions);
+/// - pairs: two-finger pairs where each finger has one touch of its own,
+///   from its start to its end, never nearer the other finger (fraction).
+public struct ScenarioScore: Sendable, Equatable {
+  public var fingers = 0
+  public var found = 0
+  public var touches = 0
+  public var splits = 0
+  public var falseTouches = 0
+  public var falseSeconds = 0.0
+  public var recall: Double?
+  public var precision: Double?
+  public var latency_ms: Double?
+  public var positionRMS_mm: Double?
+  public var forceError_pct: Double?
+  public var taps = 0
+  public var tapsWithoutPeek: Double?
+  public var peekPresses = 0
+  public var peekOnly: Double?
+  public var popPresses = 0
+  public var popOnce: Double?
+  public var pairs = 0
+  public var pairsStable: Double?
+
+  public init() {}
+
+  /// Scores `log` against `presses` on `board` (its `touch_on_n` for the
+  /// latency; tracks are matched within 25 mm on a plate, 1.5 pitches on a
+  /// grid).
+  public init(log: ReportLog, presses: [TruthPress], board: Board) {
+    let radius = board.grid.map { 1.5 * $0.pitch_mm } ?? 25
+    let tracks = TouchTracks(log: log, presses: presses, radius_mm: radius)
+    touches = tracks.tracks.count
+    var latencies: [Double] = []
+    var squares = 0.0
+    var positions = 0
+    var forceErrors: [Double] = []
+    var tapsOK = 0
+    var peekOK = 0
+    var popOK = 0
+    for (p, press) in presses.enumerated() {
+      let mine = tracks.byPress[p]
+      if press.role == .object {
+        // The object's first touch is expected (then absorbed); any other is false.
+        for k in mine.dropFirst() { countFalse(tracks.tracks[k]) }
+        continue
+      }
+      fingers += 1
+      if !mine.isEmpty { found += 1 }
+      splits += max(0, mine.count - 1)
+      if let first = mine.first, let crossing = press.firstTime(reaching: board.detection.touchOn_n) {
+        latencies.append((Double(tracks.tracks[first].begin_us) / 1e6 - crossing) * 1000)
+      }
+      if let plateau = press.plateau(), !mine.isEmpty {
+        let at = press.position(at: plateau.start)
+        var sum = 0.0
+        var count = 0
+        for k in mine {
+          for i in tracks.tracks[k].samples {
+            let s = log.samples[i]
+            let t = Double(s.t_us) / 1e6
+            guard t >= plateau.start && t <= plateau.end else { continue }
+            let dx = s.x_mm - at.x
+            let dy = s.y_mm - at.y
+            squares += dx * dx + dy * dy
+            positions += 1
+            sum += s.force_n
+            count += 1
+          }
+        }
+        if count > 0 { forceErrors.append(abs(sum / Double(count) / plateau.force_n - 1) * 100) }
+      }
+      let ids = Set(mine.map { tracks.tracks[$0].id })
+      let peeks = log.events.filter { $0.kind == .peek && ids.contains($0.touch) }.count
+      let pops = log.events.filter { $0.kind == .pop && ids.contains($0.touch) }.count
+      let deepest = mine.flatMap { tracks.tracks[$0].samples }.map { log.samples[$0].stage }.max() ?? .none
+      switch press.role {
+      case .tap:
+        taps += 1
+        if peeks == 0 && pops == 0 && deepest < .peek { tapsOK += 1 }
+      case .peek:
+        peekPresses += 1
+        if peeks == 1 && pops == 0 { peekOK += 1 }
+      case .pop:
+        popPresses += 1
+        if pops == 1 { popOK += 1 }
+      case .finger, .object:
+        break
+      }
+    }
+    for track in tracks.tracks where track.press == nil { countFalse(track) }
+    if fingers > 0 { recall = Double(found) / Double(fingers) }
+    if touches > 0 || fingers > 0 {
+      let reported = found + splits + falseTouches
+      precision = reported > 0 ? Double(found) / Double(reported) : nil
+    }
+    latency_ms = ScenarioScore.median(latencies)
+    if positions > 0 { positionRMS_mm = (squares / Double(positions)).squareRoot() }
+    forceError_pct = ScenarioScore.median(forceErrors)
+    if taps > 0 { tapsWithoutPeek = Double(tapsOK) / Double(taps) }
+    if peekPresses > 0 { peekOnly = Double(peekOK) / Double(peekPresses) }
+    if popPresses > 0 { popOnce = Double(popOK) / Double(popPresses) }
+    scorePairs(presses: presses, tracks: tracks, log: log)
+  }
+
+  mutating func countFalse(_ track: TouchTracks.Track) {
+    falseTouches += 1
+    falseSeconds += Double(track.end_us - track.begin_us) / 1e6
+  }
+
+  mutating func scorePairs(presses: [TruthPress], tracks: TouchTracks, log: ReportLog) {
+    var members: [Int: [Int]] = [:]
+    for (p, press) in presses.enumerated() where press.role == .finger {
+      if let pair = press.pair { members[pair, default: []].append(p) }
+    }
+    guard !members.isEmpty else { return }
+    var stable = 0
+    for (_, fingers) in members where fingers.count == 2 {
+      pairs += 1
+      let (a, b) = (fingers[0], fingers[1])
+      guard tracks.byPress[a].count == 1, tracks.byPress[b].count == 1 else { continue }
+      let ta = tracks.tracks[tracks.byPress[a][0]]
+      let tb = tracks.tracks[tracks.byPress[b][0]]
+      guard ta.id != tb.id else { continue }
+      if ScenarioScore.follows(ta, own: presses[a], other: presses[b], log: log)
+        && ScenarioScore.follows(tb, own: presses[b], other: presses[a], log: log)
+      {
+        stable += 1
+      }
+    }
+    if pairs > 0 { pairsStable = Double(stable) / Double(pairs) }
+  }
+
+  /// Whether a finger's track lasts from its start to its end (within the
+  /// pipeline's delays) and stays nearer to it than to the other finger.
+  static func follows(_ track: TouchTracks.Track, own: TruthPress, other: TruthPress, log: ReportLog) -> Bool {
+    let begin = Double(track.begin_us) / 1e6
+    let end = Double(track.end_us) / 1e6
+    guard begin <= own.touch.start_s + 0.1, end >= own.touch.end_s - 0.2 else { return false }
+    for i in track.samples {
+      let s = log.samples[i]
+      let t = Double(s.t_us) / 1e6
+      guard t >= max(own.touch.start_s, other.touch.start_s), t <= min(own.touch.end_s, other.touch.end_s) else {
+        continue
+      }
+      if TouchTracks.distance(s, own, at: t) > TouchTracks.distance(s, other, at: t) { return false }
+    }
+    return true
+  }
+
+  static func median(_ values: [Double]) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let v = values.sorted()
+    let n = v.count
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+  }
+}

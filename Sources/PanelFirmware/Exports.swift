@@ -1,0 +1,9 @@
+// What a program that runs the firmware needs, under one import: every
+// module of the firmware (docs/architecture.md).
+@_exported import ForceCore
+@_exported import PanelCalibration
+@_exported import PanelFormats
+@_exported import PanelHardware
+@_exported import PanelSimulation
+@_exported import PanelStreaming
+@_exported import PanelTouch

@@ -1,0 +1,99 @@
+import ForceCore
+import PanelTouch
+
+// Compiling the host's items into the map the frame path reads.
+
+extension RegionMap {
+  /// Checks `items` (RegionRules) and compiles them.
+  public init(
+    items: [RegionItem], panelWidth_mm w: Double, panelHeight_mm h: Double, name: String = "",
+    file: String = ""
+  ) throws(RegionViolation) {
+    if items.count > RegionMap.maxItems {
+      throw RegionViolation(item: RegionMap.maxItems, key: "", message: "more than \(RegionMap.maxItems) items")
+    }
+    if let v = RegionRules.check(mapName: name) { throw v }
+    if let v = RegionRules.check(items, panelWidth_mm: w, panelHeight_mm: h) { throw v }
+    let placements = items.map { MenuPlacement(item: $0, panelWidth_mm: w, panelHeight_mm: h) }
+    let rects = items.map {
+      ItemRect(
+        x0: Length_um(millimetres: $0.x_mm).rawValue, y0: Length_um(millimetres: $0.y_mm).rawValue,
+        x1: Length_um(millimetres: $0.x_mm + $0.width_mm).rawValue,
+        y1: Length_um(millimetres: $0.y_mm + $0.height_mm).rawValue)
+    }
+    let traitTable = items.map(\.traits)
+    let fragments = zip(items, placements).map { RegionMap.render($0, $1) }
+    self.init(
+      panelWidth_mm: w, panelHeight_mm: h,
+      compiled: Compiled(
+        name: name, nameJSON: JSONText.quoted(name), file: file, items: items, placements: placements, rects: rects,
+        traitTable: traitTable, fragments: fragments, background: items.isEmpty ? [.peek, .pop] : []))
+  }
+
+  /// The map's name (`[regions] name`), "" when none.
+  public var name: String { compiled?.name ?? "" }
+  /// `name` as a JSON string.
+  public var nameJSON: [UInt8] { compiled?.nameJSON ?? RegionMap.noNameJSON }
+  /// The file it was loaded from, "" when built in code.
+  public var file: String { compiled?.file ?? "" }
+  public var items: [RegionItem] { compiled?.items ?? [] }
+  /// Per item, in item order.
+  public var placements: [MenuPlacement] { compiled?.placements ?? [] }
+
+  static let noNameJSON = JSONText.quoted("")
+
+  /// The index of the item called `name`, or nil.
+  public func index(of name: String) -> Int? { items.firstIndex { $0.name == name } }
+
+  /// The same map with the quick actions of item `name` replaced (checked
+  /// against the rules like a file).
+  public func replacingQuickActions(of name: String, with actions: [QuickAction]) throws(RegionViolation)
+    -> RegionMap
+  {
+    guard let i = index(of: name) else {
+      throw RegionViolation(item: items.count, key: "name", message: "no item is called \(Quote.text(name))")
+    }
+    var list = items
+    list[i].quickActions = actions
+    return try RegionMap(
+      items: list, panelWidth_mm: panelWidth_mm, panelHeight_mm: panelHeight_mm, name: self.name, file: file)
+  }
+
+  static func render(_ item: RegionItem, _ placement: MenuPlacement) -> ItemJSON {
+    var menu: [UInt8] = []
+    menu += Array("\"side\":\"\(placement.side.rawValue)\",\"align\":\"\(placement.align.rawValue)\"".utf8)
+    var actions: [UInt8] = [UInt8(ascii: "[")]
+    for (k, a) in item.quickActions.enumerated() {
+      if k > 0 { actions.append(UInt8(ascii: ",")) }
+      actions += Array("{\"title\":".utf8) + JSONText.quoted(a.title)
+      if let s = a.subtitle { actions += Array(",\"subtitle\":".utf8) + JSONText.quoted(s) }
+      if let s = a.icon { actions += Array(",\"icon\":".utf8) + JSONText.quoted(s) }
+      actions.append(UInt8(ascii: "}"))
+    }
+    actions.append(UInt8(ascii: "]"))
+    return ItemJSON(name: JSONText.quoted(item.name), menu: menu, actions: actions)
+  }
+}
+
+/// JSON string literals.
+public enum JSONText {
+  /// `text` as a JSON string, quotes included, escaped (RFC 8259).
+  public static func quoted(_ text: String) -> [UInt8] {
+    var out: [UInt8] = [UInt8(ascii: "\"")]
+    let hex = Array("0123456789abcdef".utf8)
+    for b in text.utf8 {
+      switch b {
+      case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+      case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+      case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+      case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+      case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+      case 0..<0x20:
+        out += Array("\\u00".utf8) + [hex[Int(b >> 4)], hex[Int(b & 15)]]
+      default: out.append(b)
+      }
+    }
+    out.append(UInt8(ascii: "\""))
+    return out
+  }
+}

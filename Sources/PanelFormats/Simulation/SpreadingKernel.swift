@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How a grid overlay spreads a point load around it: the stress at
+/// distance `r` from the press, before it is integrated over each cell and
+/// normalised so the cells carry the whole force (`LoadSharing`).
+///
+/// - `boussinesq(depth:)`: an elastic layer `depth` deep,
+///   `(1 + (r/depth)^2)^(-5/2)` (today's simulated grid, and the family the
+///   calibration fits);
+/// - `gaussian(sigma:)`: `exp(-r^2 / 2 sigma^2)`, a soft overlay;
+/// - `exponential(length:)`: `exp(-r / length)`, a stiff skin with long tails;
+/// - `table(r:weight:)`: a measured radial profile, linear between rows and 0
+///   beyond the last.
+public enum SpreadingKernel: Sendable, Equatable {
+  case boussinesq(depth: Double)
+  case gaussian(sigma: Double)
+  case exponential(length: Double)
+  case table(r: [Double], weight: [Double])
+
+  /// The names a board file uses (`kernel = "..."`).
+  public static let names = ["boussinesq", "gaussian", "exponential", "table"]
+
+  public var name: String {
+    switch self {
+    case .boussinesq: return "boussinesq"
+    case .gaussian: return "gaussian"
+    case .exponential: return "exponential"
+    case .table: return "table"
+    }
+  }
+
+  /// The kernel's own length, mm (nil for a table).
+  public var width_mm: Double? {
+    switch self {
+    case .boussinesq(let z): return z
+    case .gaussian(let s): return s
+    case .exponential(let l): return l
+    case .table: return nil
+    }
+  }
+
+  /// The stress at squared distance `r2` (mm^2), up to a constant.
+  @inline(__always)
+  package func stress(r2: Double) -> Double {
+    switch self {
+    case .boussinesq(let depth):
+      let q = 1 + r2 / (depth * depth)
+      return 1 / (q * q * q.squareRoot())
+    case .gaussian(let sigma):
+      return exp(-r2 / (2 * sigma * sigma))
+    case .exponential(let length):
+      return exp(-r2.squareRoot() / length)
+    case .table(let r, let weight):
+      let d = r2.squareRoot()
+      guard let last = r.last, d < last else { return d == r.last ? weight[weight.count - 1] : 0 }
+      var i = 1
+      while r[i] < d { i += 1 }
+      let span = r[i] - r[i - 1]
+      let f = span > 0 ? (d - r[i - 1]) / span : 1
+      return weight[i - 1] + (weight[i] - weight[i - 1]) * f
+    }
+  }
+}

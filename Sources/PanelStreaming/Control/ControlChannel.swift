@@ -1,0 +1,175 @@
+import ForceCore
+import PanelFormats
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Control lines (`ControlLine`) the host writes to a file or a named pipe
+/// while the panel runs: read without blocking between frames, like
+/// `tail -f`. A line with `at SECONDS` waits until that stream time (from
+/// the first frame polled), so a regular file can script a run; a line
+/// without it applies at the next frame.
+///
+/// What one `poll` does is bounded, whatever the host writes: one read of
+/// at most `readBytesPerPoll` bytes, at most `maxLinesPerPoll` lines taken
+/// (a `regions` line, which loads a file, ends the poll's lines), at most
+/// `maxLinesPerPoll` timed lines applied. Lines beyond wait for the next
+/// frames; a flood backs up in the pipe, not in the panel. A line longer
+/// than `maxLineBytes` is refused with an error (never cut), and at most
+/// `maxScheduled` timed lines may wait.
+///
+/// `poll` allocates nothing when nothing arrived and nothing is due.
+public struct ControlChannel {
+  public let path: String
+  let board: Board
+  let fd: Int32
+  /// Bytes read and not yet taken: `buffer[start..<end]`.
+  let storage: ByteStorage
+  var buffer: UnsafeMutableBufferPointer<UInt8> { storage.bytes }
+  var start = 0
+  var end = 0
+  /// Inside a line longer than `maxLineBytes`: its bytes are dropped up to
+  /// its newline (the error was given when it overflowed).
+  var skipping = false
+  var lineNumber = 0
+  var schedule = ControlSchedule<Void>()
+  var failed = false
+
+  /// The longest control line (a `quick_actions` line with four actions
+  /// takes under 1 KiB).
+  public static let maxLineBytes = 16 * 1024
+  /// Bytes read per poll (per frame).
+  public static let readBytesPerPoll = 4096
+  /// Lines taken, and timed lines applied, per poll.
+  public static let maxLinesPerPoll = 16
+  /// Timed lines (`at SECONDS ...`) waiting at most.
+  public static let maxScheduled = 1024
+
+  /// What taking `line` costs against a poll's `maxLinesPerPoll`: a
+  /// `regions` line (which loads or compiles a map) the whole budget,
+  /// any other one.
+  public static func cost(of line: ControlLine) -> Int {
+    if case .regions = line.command { return maxLinesPerPoll }
+    return 1
+  }
+
+  /// Opens `path` (a regular file or a named pipe, see `InputFile`) for
+  /// non-blocking reads.
+  public init(path: String, board: Board) throws(FileError) {
+    self.path = path
+    self.board = board
+    fd = try InputFile.open(path, accepting: .regularFileOrPipe)
+    let flags = fcntl(fd, F_GETFL)
+    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    storage = ByteStorage(capacity: ControlChannel.maxLineBytes + ControlChannel.readBytesPerPoll)
+  }
+
+  /// Closes the file.
+  public func close() { _ = Glibc.close(fd) }
+
+  /// Reads what arrived and returns the commands due at frame time `time`,
+  /// in order, and the lines that could not be used.
+  public mutating func poll(time: Time_us) -> (due: [InteractionCommand], errors: [FileError]) {
+    var due: [(command: InteractionCommand, tag: Void)] = []
+    var errors: [FileError] = []
+    if !failed { readOnce(&errors) }
+    takeLines(&due, &errors)
+    schedule.take(time: time, into: &due, limit: ControlChannel.maxLinesPerPoll)
+    return (due.map(\.command), errors)
+  }
+
+  /// One non-blocking read into the free end of the buffer, if there is
+  /// room for a whole read.
+  mutating func readOnce(_ errors: inout [FileError]) {
+    if start > 0 && start == end {
+      start = 0
+      end = 0
+    }
+    if buffer.count - end < ControlChannel.readBytesPerPoll && start > 0 {
+      let pending = end - start
+      UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: buffer.baseAddress! + start, byteCount: pending)
+      start = 0
+      end = pending
+    }
+    let room = min(ControlChannel.readBytesPerPoll, buffer.count - end)
+    guard room > 0 else { return }
+    while true {
+      let n = Glibc.read(fd, buffer.baseAddress! + end, room)
+      if n > 0 {
+        end += n
+        return
+      }
+      if n == 0 { return }
+      let code = errno
+      if code == EINTR { continue }
+      if code == EAGAIN || code == EWOULDBLOCK { return }
+      failed = true
+      errors.append(FileError(file: path, message: "cannot read: \(String(cString: strerror(code)))"))
+      return
+    }
+  }
+
+  /// Takes up to `maxLinesPerPoll` whole lines from the buffer.
+  mutating func takeLines(_ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]) {
+    var budget = ControlChannel.maxLinesPerPoll
+    while budget > 0 {
+      let pending = UnsafeBufferPointer(rebasing: buffer[start..<end])
+      guard let offset = pending.firstIndex(of: UInt8(ascii: "\n")) else {
+        if pending.count >= ControlChannel.maxLineBytes {
+          if !skipping {
+            errors.append(
+              FileError(
+                file: path, line: lineNumber + 1,
+                message: "longer than \(ControlChannel.maxLineBytes / 1024) KiB (the limit for a control line): refused"))
+          }
+          skipping = true
+          start = end
+        }
+        return
+      }
+      let newline = start + offset
+      let line = UnsafeBufferPointer(rebasing: buffer[start..<newline])
+      start = newline + 1
+      lineNumber += 1
+      if skipping {
+        skipping = false
+        continue
+      }
+      budget -= take(line, &due, &errors)
+    }
+  }
+
+  /// Parses one line; returns its cost against the poll's budget (a
+  /// `regions` line, which loaded a file, takes all of it).
+  mutating func take(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]
+  ) -> Int {
+    let text = String(decoding: bytes, as: UTF8.self)
+    do {
+      guard let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board) else { return 1 }
+      let cost = ControlChannel.cost(of: line)
+      guard line.at_s == nil || schedule.pending < ControlChannel.maxScheduled else {
+        errors.append(
+          FileError(
+            file: path, line: lineNumber,
+            message: "\(ControlChannel.maxScheduled) timed lines are already waiting (the limit): refused"))
+        return cost
+      }
+      schedule.add(line, tag: (), due: &due)
+      return cost
+    } catch {
+      errors.append(error)
+      return 1
+    }
+  }
+}
+
+/// A byte buffer allocated once, freed with its last owner.
+final class ByteStorage {
+  let bytes: UnsafeMutableBufferPointer<UInt8>
+  init(capacity: Int) { bytes = .allocate(capacity: capacity) }
+  deinit { bytes.deallocate() }
+}

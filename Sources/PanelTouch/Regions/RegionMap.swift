@@ -1,0 +1,171 @@
+import ForceCore
+
+/// The items the host declared on the panel, checked against the guidelines
+/// and compiled for the frame path: integer rectangles for hit-testing,
+/// traits per item, and each item's JSON fragments (name, menu placement,
+/// quick actions) rendered once so that encoders only copy bytes.
+///
+/// With no items, the whole panel behaves as one peekable surface (peek and
+/// pop, no quick actions) and touches name no item.
+///
+/// On a microcontroller (Embedded Swift, -no-allocations) the map is a
+/// fixed table of up to `fixedCapacity` rectangles and their traits, set
+/// with `add`; the host checks the items against the guidelines.
+public struct RegionMap: Sendable {
+  public static let maxItems = 1024
+
+  public let panelWidth_mm: Double
+  public let panelHeight_mm: Double
+
+  package struct ItemRect: Sendable {
+    var x0: Int32, y0: Int32, x1: Int32, y1: Int32
+    package init(x0: Int32, y0: Int32, x1: Int32, y1: Int32) {
+      self.x0 = x0
+      self.y0 = y0
+      self.x1 = x1
+      self.y1 = y1
+    }
+  }
+
+  /// No items: the whole panel peeks and pops. Allocation-free.
+  public static func whole(panelWidth_mm w: Double, panelHeight_mm h: Double) -> RegionMap {
+    RegionMap(panelWidth_mm: w, panelHeight_mm: h)
+  }
+
+  /// The last of `count` rectangles (`rect(i)`) containing the point, or -1.
+  @inline(__always)
+  static func lastHit(count: Int, x: Length_um, y: Length_um, _ rect: (Int) -> ItemRect) -> Int16 {
+    var i = count - 1
+    while i >= 0 {
+      let r = rect(i)
+      if x.rawValue >= r.x0 && x.rawValue <= r.x1 && y.rawValue >= r.y0 && y.rawValue <= r.y1 {
+        return Int16(i)
+      }
+      i -= 1
+    }
+    return -1
+  }
+
+  #if !hasFeature(Embedded)
+    /// The host's items as `init(items:...)` (PanelFormats) compiled them;
+    /// nil for the whole panel (`whole`), which has none. (Their texts and
+    /// JSON are read through PanelFormats' accessors: `items`, `name`,
+    /// `nameJSON`, `placements`.)
+    package let compiled: Compiled?
+
+    /// A checked and compiled list of items.
+    package struct Compiled: Sendable {
+      package let name: String
+      package let nameJSON: [UInt8]
+      package let file: String
+      package let items: [RegionItem]
+      /// Per item, in item order.
+      package let placements: [MenuPlacement]
+      package let rects: [ItemRect]
+      package let traitTable: [ItemTraits]
+      package let fragments: [ItemJSON]
+      /// What a touch on no item can do.
+      package let background: ItemTraits
+
+      package init(
+        name: String, nameJSON: [UInt8], file: String, items: [RegionItem], placements: [MenuPlacement],
+        rects: [ItemRect], traitTable: [ItemTraits], fragments: [ItemJSON], background: ItemTraits
+      ) {
+        self.name = name
+        self.nameJSON = nameJSON
+        self.file = file
+        self.items = items
+        self.placements = placements
+        self.rects = rects
+        self.traitTable = traitTable
+        self.fragments = fragments
+        self.background = background
+      }
+    }
+
+    /// Pre-rendered JSON of one item, for encoders.
+    public struct ItemJSON: Sendable {
+      /// The name as a JSON string, quotes included.
+      public let name: [UInt8]
+      /// `"side":"below","align":"left"`.
+      public let menu: [UInt8]
+      /// `[{"title":...,"subtitle":...,"icon":...},...]`.
+      public let actions: [UInt8]
+      package init(name: [UInt8], menu: [UInt8], actions: [UInt8]) {
+        self.name = name
+        self.menu = menu
+        self.actions = actions
+      }
+    }
+
+    package init(panelWidth_mm: Double, panelHeight_mm: Double, compiled: Compiled? = nil) {
+      self.panelWidth_mm = panelWidth_mm
+      self.panelHeight_mm = panelHeight_mm
+      self.compiled = compiled
+    }
+
+    /// Whether the map has no items.
+    public var isEmpty: Bool { compiled?.items.isEmpty ?? true }
+
+    /// The item under a point: the last declared item containing it (later
+    /// items lie on top), or -1.
+    @inline(__always)
+    public func hit(x: Length_um, y: Length_um) -> Int16 {
+      guard let c = compiled else { return -1 }
+      return RegionMap.lastHit(count: c.rects.count, x: x, y: y) { c.rects[$0] }
+    }
+
+    /// What a touch on `item` (-1: on no item) can do.
+    @inline(__always)
+    public func traits(of item: Int16) -> ItemTraits {
+      guard let c = compiled else { return ItemTraits.peek.union(.pop) }
+      return item >= 0 && Int(item) < c.traitTable.count ? c.traitTable[Int(item)] : c.background
+    }
+
+    /// The item's pre-rendered JSON, nil for -1.
+    public func json(of item: Int16) -> ItemJSON? {
+      guard let c = compiled else { return nil }
+      return item >= 0 && Int(item) < c.fragments.count ? c.fragments[Int(item)] : nil
+    }
+  #else
+    /// Most items a microcontroller's map holds.
+    public static let fixedCapacity = 16
+    var count = 0
+    var rects = InlineArray<16, ItemRect>(repeating: ItemRect(x0: 0, y0: 0, x1: 0, y1: 0))
+    var traitTable = InlineArray<16, ItemTraits>(repeating: ItemTraits())
+
+    /// A panel of the given size with no items yet.
+    public init(panelWidth_mm: Double, panelHeight_mm: Double) {
+      self.panelWidth_mm = panelWidth_mm
+      self.panelHeight_mm = panelHeight_mm
+    }
+
+    /// Adds an item on top of the others (a rectangle in panel millimetres
+    /// and what it supports). False when the map is full.
+    public mutating func add(x_mm: Double, y_mm: Double, width_mm: Double, height_mm: Double, traits: ItemTraits)
+      -> Bool
+    {
+      guard count < RegionMap.fixedCapacity else { return false }
+      rects[count] = ItemRect(
+        x0: Length_um(millimetres: x_mm).rawValue, y0: Length_um(millimetres: y_mm).rawValue,
+        x1: Length_um(millimetres: x_mm + width_mm).rawValue, y1: Length_um(millimetres: y_mm + height_mm).rawValue)
+      traitTable[count] = traits
+      count += 1
+      return true
+    }
+
+    /// Whether the map has no items.
+    public var isEmpty: Bool { count == 0 }
+
+    /// The item under a point: the last item added containing it, or -1.
+    public func hit(x: Length_um, y: Length_um) -> Int16 {
+      RegionMap.lastHit(count: count, x: x, y: y) { rects[$0] }
+    }
+
+    /// What a touch on `item` (-1: on no item) can do.
+    public func traits(of item: Int16) -> ItemTraits {
+      if count == 0 { return ItemTraits.peek.union(.pop) }
+      return item >= 0 && Int(item) < count ? traitTable[Int(item)] : ItemTraits()
+    }
+  #endif
+}

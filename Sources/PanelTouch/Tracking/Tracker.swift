@@ -1,0 +1,417 @@
+import ForceCore
+
+/// How contacts become touches.
+public struct TrackerSettings: Sendable {
+  /// A new touch needs contacts at or above this force ...
+  public var touchOn: Force_mN
+  /// ... for this many consecutive frames (debounce).
+  public var debounce: Int
+  /// A touch ends after this many consecutive frames at or below `touchOff`
+  /// or without a contact.
+  public var touchOff: Force_mN
+  public var releaseFrames: Int
+  /// Largest distance a touch may move between frames and keep its id.
+  public var gate: Length_um
+  /// Movement below this since the last `moved` reports `stationary`.
+  public var moveThreshold: Length_um
+  /// The touch thresholds against the noise: a contact's `snr_Q8` at or
+  /// above `noiseOn` starts (and confirms) a touch, at or below
+  /// `noiseOff` counts toward its release (Q8 standard deviations).
+  public var noiseOn_Q8: Int32
+  public var noiseOff_Q8: Int32
+  /// The spread a smoothed position is brought down to (its exponential
+  /// average follows a contact whose position is noisier more slowly).
+  public var positionTarget: Length_um
+  /// Most simultaneous touches.
+  public var maxTouches: Int
+  /// Consecutive invalid frames after which every touch is cancelled.
+  public var invalidLimit: Int
+
+  public init(
+    touchOn: Force_mN, debounce: Int, touchOff: Force_mN, releaseFrames: Int, gate: Length_um,
+    moveThreshold: Length_um, noiseOn_Q8: Int32, noiseOff_Q8: Int32, positionTarget: Length_um, maxTouches: Int,
+    invalidLimit: Int
+  ) {
+    self.touchOn = touchOn
+    self.debounce = debounce
+    self.touchOff = touchOff
+    self.releaseFrames = releaseFrames
+    self.gate = gate
+    self.moveThreshold = moveThreshold
+    self.noiseOn_Q8 = noiseOn_Q8
+    self.noiseOff_Q8 = noiseOff_Q8
+    self.positionTarget = positionTarget
+    self.maxTouches = maxTouches
+    self.invalidLimit = invalidLimit
+  }
+}
+
+/// One touch as reported for a frame.
+public struct TrackedTouch: Sendable, Equatable {
+  public var id: UInt32
+  public var phase: TouchPhase
+  public var x: Length_um
+  public var y: Length_um
+  public var force: Force_mN
+  /// For `cancelled`: why.
+  public var reason: CancelReason
+  /// For a touch cancelled as `merged`: the touch its contact merged into.
+  public var mergedInto: UInt32
+  /// The spread of the reported (smoothed) position from the panel's
+  /// noise, one standard deviation: movement within a few of these is not
+  /// movement.
+  public var positionNoise: Length_um
+  public init(
+    id: UInt32, phase: TouchPhase, x: Length_um, y: Length_um, force: Force_mN, reason: CancelReason = .none,
+    mergedInto: UInt32 = 0, positionNoise: Length_um = .zero
+  ) {
+    self.positionNoise = positionNoise
+    self.id = id
+    self.phase = phase
+    self.x = x
+    self.y = y
+    self.force = force
+    self.reason = reason
+    self.mergedInto = mergedInto
+  }
+  static let none = TrackedTouch(id: 0, phase: .ended, x: .zero, y: .zero, force: .zero)
+}
+
+/// Turns each frame's contacts into touches with stable ids and UITouch
+/// phases: nearest-neighbour association within a gate (greedy, closest
+/// pair first), debounce before `began`, hysteresis and a release count
+/// before `ended`, `cancelled` when the core absorbs a parked load or the
+/// front end stays invalid. Ids grow from 1 and are never reused while a
+/// touch is active. Allocation-free.
+///
+/// A finger that did not lift is never `ended`. When a touch loses its
+/// contact while still pressing (its last force above `touchOff`) and
+/// another touch's contact lies within the gate of where it was, the two
+/// contacts have merged (fingers closer than the panel separates them):
+/// the touch is `cancelled` with reason `merged`, naming the touch that
+/// now carries both. When the fingers part again, the one that comes out
+/// of the merged contact is a new touch.
+///
+/// Its fixed-capacity arrays are only read in place, from mutating methods
+/// (a non-mutating read of a large `InlineArray` copies all of it first);
+/// docs/performance.md has the disassembly check.
+public struct Tracker: Sendable {
+  public let settings: TrackerSettings
+  /// This frame's touches, in id order (active ones, and those that just ended).
+  public private(set) var count = 0
+  /// Touches currently active (began and not yet ended).
+  public private(set) var activeCount = 0
+  @usableFromInline var reported: TouchArray<TrackedTouch> = TouchArray(repeating: .none)
+  var tracks: TouchArray<Track> = TouchArray(repeating: Track())
+  var trackCount = 0
+  var nextID: UInt32 = 1
+  var invalidRun = 0
+
+  public init(settings: TrackerSettings) { self.settings = settings }
+
+  /// The `index`-th touch of this frame (`index < count`).
+  /// Inlinable, so that the scan loop (another module) reads it in place:
+  /// an out-of-line `_read` coroutine called across modules allocates its
+  /// frame when it does not fit the caller's buffer.
+  #if hasFeature(Embedded)
+    @inlinable public subscript(index: Int) -> TrackedTouch { reported[index] }  // no coroutines with -no-allocations
+  #else
+    @inlinable public subscript(index: Int) -> TrackedTouch { _read { yield reported[index] } }
+  #endif
+
+  struct Track: Sendable {
+    var active = false
+    var id: UInt32 = 0
+    var x: Int32 = 0
+    var y: Int32 = 0
+    var force = Force_mN.zero
+    var refX: Int32 = 0
+    var refY: Int32 = 0
+    var run = 0
+    var matched = -1
+    var phase = TouchPhase.began
+    var reason = CancelReason.none
+    var mergedInto: UInt32 = 0
+    /// The smoothed position's spread, um, and its variance, um^2.
+    var noise: Int32 = 0
+    var variance: Int64 = 0
+
+    var report: TrackedTouch {
+      TrackedTouch(
+        id: id, phase: phase, x: Length_um(rawValue: x), y: Length_um(rawValue: y), force: force, reason: reason,
+        mergedInto: mergedInto, positionNoise: Length_um(rawValue: noise))
+    }
+  }
+
+  /// Feeds one frame of the core. `contacts` is taken as a copy the
+  /// tracker reads in place (a borrowed list would be copied per element).
+  public mutating func update(contacts: consuming ContactList, outcome: FrameOutcome, loadAbsorbed: Bool) {
+    count = 0
+    if loadAbsorbed {
+      cancelAll(reason: .loadAbsorbed)
+      return
+    }
+    switch outcome {
+    case .seeding:
+      return
+    case .invalid:
+      invalidRun += 1
+      if invalidRun >= settings.invalidLimit { cancelAll(reason: .frontEnd) }
+      return
+    case .measured:
+      invalidRun = 0
+    }
+    let claimed = associate(&contacts)
+    startCandidates(&contacts, except: claimed)
+    for i in 0..<trackCount { advance(i, &contacts) }
+    emit()
+  }
+
+  /// Unmatched contacts strong enough start candidates.
+  mutating func startCandidates(_ contacts: inout ContactList, except claimed: UInt32) {
+    for c in 0..<contacts.count where claimed & (1 << c) == 0 && trackCount < Capacity.contacts {
+      let contact = contacts[c]
+      guard starts(contact) else { continue }
+      var t = Track()
+      t.x = contact.x.rawValue
+      t.y = contact.y.rawValue
+      t.force = contact.force
+      t.matched = c
+      tracks[trackCount] = t
+      trackCount += 1
+    }
+  }
+
+  /// Whether a contact is strong enough to start (and confirm) a touch:
+  /// at or above the touch-on force and `noiseOn` standard deviations.
+  @inline(__always)
+  func starts(_ contact: Contact) -> Bool {
+    contact.force >= settings.touchOn && contact.snr_Q8 >= settings.noiseOn_Q8
+  }
+
+  /// Greedy nearest-pair matching of tracks to contacts within the gate.
+  /// Returns the contacts claimed, one bit each.
+  mutating func associate(_ contacts: inout ContactList) -> UInt32 {
+    var claimed: UInt32 = 0
+    for i in 0..<trackCount { tracks[i].matched = -1 }
+    let gate = Int64(settings.gate.rawValue)
+    let gate2 = gate * gate
+    let n = contacts.count
+    while true {
+      var best: Int64 = Int64.max
+      var bi = -1
+      var bc = -1
+      for i in 0..<trackCount where tracks[i].matched < 0 {
+        let x = Int64(tracks[i].x)
+        let y = Int64(tracks[i].y)
+        // Active touches win ties over candidates.
+        let candidate: Int64 = tracks[i].active ? 0 : 1
+        for c in 0..<n where claimed & (1 << c) == 0 {
+          let contact = contacts[c]
+          let dx = Int64(contact.x.rawValue) - x
+          let dy = Int64(contact.y.rawValue) - y
+          let d = dx * dx + dy * dy
+          let rank = d * 2 + candidate
+          if d <= gate2 && rank < best {
+            best = rank
+            bi = i
+            bc = c
+          }
+        }
+      }
+      if bi < 0 { return claimed }
+      tracks[bi].matched = bc
+      claimed |= 1 << bc
+    }
+  }
+
+  /// Moves one track forward by a frame.
+  mutating func advance(_ i: Int, _ contacts: inout ContactList) {
+    var t = tracks[i]
+    defer { tracks[i] = t }
+    let c = t.matched
+    let contact = c >= 0 ? contacts[c] : .none
+    if !t.active {
+      // Candidate: needs `debounce` strong frames in a row, or one half as
+      // strong again (6.75 deviations of Gaussian noise: about once in
+      // 10^11 frames; a spike does not get here: the core's median and
+      // step hold-off have removed it).
+      guard c >= 0, starts(contact) else {
+        t.run = -1  // dropped below
+        return
+      }
+      t.x = contact.x.rawValue
+      t.y = contact.y.rawValue
+      t.force = contact.force
+      t.run += 1
+      let sure = 2 * Int64(contact.force.rawValue) >= 3 * Int64(settings.touchOn.rawValue)
+        && 2 * Int64(contact.snr_Q8) >= 3 * Int64(settings.noiseOn_Q8)
+      if (t.run >= settings.debounce || sure) && activeCount < settings.maxTouches {
+        t.active = true
+        activeCount += 1
+        t.id = nextID
+        nextID = nextID == UInt32.max ? 1 : nextID + 1
+        t.phase = .began
+        t.refX = t.x
+        t.refY = t.y
+        t.noise = contact.positionNoise.rawValue
+        t.variance = Int64(t.noise) * Int64(t.noise)
+        t.run = 0
+      }
+      return
+    }
+    if c >= 0 {
+      // Smooth the position as much as its noise needs: a light contact's
+      // position is noisy (its noise grows as 1/F).
+      let (weight, variance, spread) = smoothing(contact.positionNoise.rawValue, variance: t.variance)
+      t.x = Int32(Int64(t.x) + (((Int64(contact.x.rawValue) - Int64(t.x)) * weight) &>> 8))
+      t.y = Int32(Int64(t.y) + (((Int64(contact.y.rawValue) - Int64(t.y)) * weight) &>> 8))
+      t.noise = spread
+      t.variance = variance
+      t.force = contact.force
+      let releasing = contact.force <= settings.touchOff || contact.snr_Q8 <= settings.noiseOff_Q8
+      t.run = releasing ? t.run + 1 : 0
+    } else {
+      t.run += 1
+    }
+    if t.run >= settings.releaseFrames {
+      if c < 0 && t.force > settings.touchOff, let into = mergedInto(x: t.x, y: t.y, except: i, &contacts) {
+        t.phase = .cancelled
+        t.reason = .merged
+        t.mergedInto = into
+      } else {
+        t.phase = .ended
+      }
+      return
+    }
+    let dx = Int64(t.x) - Int64(t.refX)
+    let dy = Int64(t.y) - Int64(t.refY)
+    // Moved: beyond the threshold and beyond two spreads of the position.
+    let m = max(Int64(settings.moveThreshold.rawValue), 2 * Int64(t.noise))
+    if dx * dx + dy * dy >= m * m {
+      t.phase = .moved
+      t.refX = t.x
+      t.refY = t.y
+    } else {
+      t.phase = .stationary
+    }
+  }
+
+  /// The smoothing of a position of spread `noise` (um) into a track
+  /// whose position has `variance` (um^2): the exponential average's weight
+  /// (Q8), the track's new variance, and its spread (um).
+  ///
+  /// The weight brings a steady contact's spread to about `positionTarget`
+  /// (an average of weight w has sqrt(w / (2 - w)) of the spread; at least
+  /// 1/16, 16 frames' lag), and is larger while the track is less certain
+  /// than the contact (the optimal weight P / (P + R), as a Kalman filter
+  /// takes it): a touch that came down light and noisy catches up with its
+  /// firmer positions at once instead of dragging its first error along.
+  /// The variance follows the average (white noise); the spread reported is
+  /// at least half the raw one (the slow part of the noise is not averaged
+  /// out).
+  @inline(__always)
+  func smoothing(_ noise: Int32, variance p: Int64) -> (weight: Int64, variance: Int64, spread: Int32) {
+    let n = min(max(Int64(noise), 0), 1_000_000)  // a metre: no panel is larger
+    let r = max(n * n, 1)
+    let p = min(p, 1_000_000_000_000)
+    let t2 = Int64(settings.positionTarget.rawValue) * Int64(settings.positionTarget.rawValue)
+    let target = min(256, max(16, 512 * t2 / max(r + t2, 1)))
+    let optimal = (256 * p) / max(p + r, 1)
+    let w = min(256, max(target, optimal))
+    let keep = 256 - w
+    let variance = (keep * keep * p + w * w * r) &>> 16
+    let spread = max(FixedMath.squareRoot(variance), n / 2)
+    return (w, variance, Int32(truncatingIfNeeded: spread))
+  }
+
+  /// The id of the active touch, other than track `i`, whose contact this
+  /// frame lies within the gate of (`x`, `y`): where a touch that lost its
+  /// contact while pressing went. Nil when there is none.
+  mutating func mergedInto(x: Int32, y: Int32, except i: Int, _ contacts: inout ContactList) -> UInt32? {
+    let gate = Int64(settings.gate.rawValue)
+    var best = gate * gate
+    var id: UInt32?
+    for j in 0..<trackCount where j != i && tracks[j].active && tracks[j].matched >= 0 {
+      let contact = contacts[tracks[j].matched]
+      let dx = Int64(contact.x.rawValue) - Int64(x)
+      let dy = Int64(contact.y.rawValue) - Int64(y)
+      let d = dx * dx + dy * dy
+      if d <= best {
+        best = d
+        id = tracks[j].id
+      }
+    }
+    return id
+  }
+
+  /// Reports active tracks in id order and drops finished ones.
+  mutating func emit() {
+    count = 0
+    var i = 0
+    while i < trackCount {
+      let t = tracks[i]
+      if !t.active && t.run < 0 {
+        remove(i)
+        continue
+      }
+      if t.active { insertReport(t.report) }
+      if t.active && t.phase.isFinal {
+        activeCount -= 1
+        remove(i)
+        continue
+      }
+      i += 1
+    }
+  }
+
+  mutating func insertReport(_ touch: TrackedTouch) {
+    var j = count
+    reported[j] = touch
+    count += 1
+    while j > 0 && reported[j - 1].id > reported[j].id {
+      reported.swapAt(j - 1, j)
+      j -= 1
+    }
+  }
+
+  mutating func remove(_ i: Int) {
+    trackCount -= 1
+    if i < trackCount {
+      for j in i..<trackCount { tracks[j] = tracks[j + 1] }
+    }
+  }
+
+  /// Ends the run in this frame: the touches of this frame's report that
+  /// are still active become `cancelled` (`stream_end`; a touch that began
+  /// in this very frame is left out: no host has seen it), and every track
+  /// is dropped, so the report of the last frame closes every touch.
+  public mutating func cancelInThisFrame() {
+    var kept = 0
+    for i in 0..<count {
+      var t = reported[i]
+      if t.phase == .began { continue }
+      if !t.phase.isFinal {
+        t.phase = .cancelled
+        t.reason = .streamEnd
+      }
+      reported[kept] = t
+      kept += 1
+    }
+    count = kept
+    trackCount = 0
+    activeCount = 0
+  }
+
+  /// Every active touch is cancelled (for `reason`); candidates are dropped.
+  public mutating func cancelAll(reason: CancelReason = .streamEnd) {
+    count = 0
+    for i in 0..<trackCount where tracks[i].active {
+      tracks[i].phase = .cancelled
+      tracks[i].reason = reason
+      insertReport(tracks[i].report)
+    }
+    trackCount = 0
+    activeCount = 0
+  }
+}
