@@ -4,7 +4,11 @@ import PanelFirmware
 /// The control lines of WebSocket clients, applied between frames in the
 /// scan loop's thread, in the order they arrived (a line with `at SECONDS`
 /// at its stream time, as from `--control`). Each client gets one reply
-/// per line it sent: `ok` once applied, or `error` with the reason.
+/// per line it sent: `ok` once applied, or `error` with the reason. What
+/// one frame does is bounded as for `--control`: at most
+/// `ControlChannel.maxLinesPerPoll` lines taken and timed lines applied,
+/// at most `ControlChannel.maxScheduled` timed lines waiting (a line beyond
+/// is `refused`).
 struct ServeControl {
   let hub: ServeHub
   var schedule = ControlSchedule<ControlTag>()
@@ -24,10 +28,19 @@ struct ServeControl {
       schedule.take(time: time, into: &due)
       started = true
     }
-    let fresh = hub.takeControl()
+    let fresh = hub.takeControl(budget: ControlChannel.maxLinesPerPoll)
     guard !fresh.isEmpty || schedule.pending > 0 else { return }
-    for (line, tag) in fresh { schedule.add(line, tag: tag, due: &due) }
-    schedule.take(time: time, into: &due)
+    for (line, tag) in fresh {
+      guard line.at_s == nil || schedule.pending < ControlChannel.maxScheduled else {
+        hub.reply(
+          tag.client,
+          ControlReply.refused(
+            line: tag.line, "\(ControlChannel.maxScheduled) timed lines are already waiting (the limit)"))
+        continue
+      }
+      schedule.add(line, tag: tag, due: &due)
+    }
+    schedule.take(time: time, into: &due, limit: ControlChannel.maxLinesPerPoll)
     for (command, tag) in due {
       do {
         try interaction.apply(command)

@@ -189,10 +189,23 @@ public final class ServeHub: Sendable {
     return counts
   }
 
+  /// Control lines waiting for the scan loop, at most (from all clients
+  /// together); a line beyond is refused at once. The scan loop takes at
+  /// most `ControlChannel.maxLinesPerPoll` of them per frame, as from
+  /// `--control`, so a flood backs up here, never in the frame loop.
+  public static let maxQueuedControl = ControlChannel.maxScheduled
+  /// Answers waiting for a client that does not read them, at most; the
+  /// ones beyond are dropped (counted in `dropped`).
+  public static let maxQueuedReplies = 1024
+
   /// Queues `text` for `client` (the answer to a control line).
   public func reply(_ client: ClientHandle, _ text: String) {
     state.withLock { s in
       guard s.clients[client.slot]?.id == client.id else { return }
+      if s.clients[client.slot]!.replies.count >= Self.maxQueuedReplies {
+        s.clients[client.slot]!.dropped += 1
+        return
+      }
       s.clients[client.slot]!.replies.append(text)
       s.wake(slot: client.slot)
     }
@@ -207,18 +220,34 @@ public final class ServeHub: Sendable {
     }
   }
 
-  /// Queues a parsed control line of `client` for the scan loop.
-  public func submit(_ line: ControlLine, from client: ClientHandle, number: Int) {
-    state.withLock { $0.inbox.append((line, ControlTag(client: client, line: number))) }
-    pendingControl.add(1, ordering: .releasing)
+  /// Queues a parsed control line of `client` for the scan loop; `false`
+  /// when `maxQueuedControl` lines are already waiting (the line is not
+  /// taken).
+  @discardableResult
+  public func submit(_ line: ControlLine, from client: ClientHandle, number: Int) -> Bool {
+    let queued = state.withLock { s in
+      guard s.inbox.count < Self.maxQueuedControl else { return false }
+      s.inbox.append((line, ControlTag(client: client, line: number)))
+      return true
+    }
+    if queued { pendingControl.add(1, ordering: .releasing) }
+    return queued
   }
 
-  /// Takes the queued control lines (the scan loop, between frames).
-  func takeControl() -> [(ControlLine, ControlTag)] {
+  /// Takes queued control lines in the order they came, as many as
+  /// `budget` pays for (each line costs `ControlChannel.cost(of:)`; the
+  /// first is always taken), for the scan loop between frames.
+  func takeControl(budget: Int) -> [(ControlLine, ControlTag)] {
     guard pendingControl.load(ordering: .acquiring) > 0 else { return [] }
     let lines = state.withLock { s in
-      let lines = s.inbox
-      s.inbox.removeAll()
+      var left = budget
+      var n = 0
+      while n < s.inbox.count, left > 0 {
+        left -= ControlChannel.cost(of: s.inbox[n].0)
+        n += 1
+      }
+      let lines = Array(s.inbox[..<n])
+      s.inbox.removeFirst(n)
       return lines
     }
     pendingControl.subtract(lines.count, ordering: .relaxed)

@@ -259,7 +259,12 @@ public final class PanelServer: Sendable {
         hub.reply(client, ControlReply.ok(line: number))
         return
       }
-      hub.submit(line, from: client, number: number)
+      if !hub.submit(line, from: client, number: number) {
+        hub.reply(
+          client,
+          ControlReply.refused(
+            line: number, "\(ServeHub.maxQueuedControl) control lines are already waiting for the panel (the limit)"))
+      }
     } catch {
       hub.reply(client, ControlReply.error(line: number, error.description))
     }

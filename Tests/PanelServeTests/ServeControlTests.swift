@@ -1,5 +1,6 @@
 import ForceCore
 import PanelFirmware
+import Synchronization
 import Testing
 
 @testable import PanelServe
@@ -41,6 +42,49 @@ import Testing
     control.apply(time: Time_us(rawValue: 1_500_000), to: &interaction)
     #expect(interaction.settings.sensitivity == .firm)
     #expect(await Self.reply(hub, a) == #"{"control":"ok","line":1}"#)
+  }
+
+  /// A client that floods control lines backs up in the hub, never in the
+  /// frame loop: as from `--control`, each frame takes at most 16 lines,
+  /// at most 1024 timed lines wait, and the hub queues at most 1024.
+  @Test func aFloodOfLinesIsBoundedPerFrame() async throws {
+    let board = try Repo.board("sim-plate4")
+    let hub = ServeHub(capacity: 1)
+    let a = try #require(hub.join(kind: .reports, address: "a", control: true))
+    var control = ServeControl(hub: hub, board: board)
+    var interaction = Interaction(board: board)
+    control.apply(time: Time_us(rawValue: 0), to: &interaction)
+    func submit(_ text: String) throws -> Bool {
+      let n = try #require(hub.nextLineNumber(a))
+      let line = try #require(try ControlLine.parse(text, file: "ws#1", line: n, board: board, files: false))
+      return hub.submit(line, from: a, number: n)
+    }
+    var queued = 0
+    for k in 0..<1500 where try submit("at \(100 + k) sensitivity firm") { queued += 1 }
+    #expect(queued == ServeHub.maxQueuedControl)
+    #expect(ServeHub.maxQueuedControl == 1024)
+    // 1024 lines at 16 per frame: 64 frames to take them all.
+    var frames = 0
+    while hub.pendingControl.load(ordering: .relaxed) > 0 {
+      let before = hub.pendingControl.load(ordering: .relaxed)
+      control.apply(time: Time_us(rawValue: Int64(frames + 1) * 2000), to: &interaction)
+      #expect(before - hub.pendingControl.load(ordering: .relaxed) <= ControlChannel.maxLinesPerPoll)
+      frames += 1
+    }
+    #expect(frames == 1024 / ControlChannel.maxLinesPerPoll)
+    #expect(control.schedule.pending == ControlChannel.maxScheduled)
+    // The waiting list is full: one more timed line is refused, an untimed one applies.
+    #expect(try submit("at 50 sensitivity light"))
+    #expect(try submit("force_touch off"))
+    control.apply(time: Time_us(rawValue: 1_000_000), to: &interaction)
+    #expect(!interaction.settings.forceTouch)
+    var replies: [String] = []
+    while hub.state.withLock({ !$0.clients[a.slot]!.replies.isEmpty }), let r = await Self.reply(hub, a) { replies.append(r) }
+    #expect(replies.first == #"{"control":"refused","line":1501,"message":"1024 timed lines are already waiting (the limit)"}"#)
+    #expect(replies.last == #"{"control":"ok","line":1502}"#)
+    // Due together, the timed lines apply 16 per frame.
+    control.apply(time: Time_us(rawValue: 200_000_000), to: &interaction)
+    #expect(control.schedule.pending == ControlChannel.maxScheduled - ControlChannel.maxLinesPerPoll)
   }
 
   @Test func itemsComeOnTheLineAndFilesAreNotTheClientsToName() throws {

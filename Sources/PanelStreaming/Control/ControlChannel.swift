@@ -48,6 +48,14 @@ public struct ControlChannel {
   /// Timed lines (`at SECONDS ...`) waiting at most.
   public static let maxScheduled = 1024
 
+  /// What taking `line` costs against a poll's `maxLinesPerPoll`: a
+  /// `regions` line (which loads or compiles a map) the whole budget,
+  /// any other one.
+  public static func cost(of line: ControlLine) -> Int {
+    if case .regions = line.command { return maxLinesPerPoll }
+    return 1
+  }
+
   /// Opens `path` (a regular file or a named pipe, see `InputFile`) for
   /// non-blocking reads.
   public init(path: String, board: Board) throws(FileError) {
@@ -142,8 +150,7 @@ public struct ControlChannel {
     let text = String(decoding: bytes, as: UTF8.self)
     do {
       guard let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board) else { return 1 }
-      let cost: Int
-      if case .regions = line.command { cost = ControlChannel.maxLinesPerPoll } else { cost = 1 }
+      let cost = ControlChannel.cost(of: line)
       guard line.at_s == nil || schedule.pending < ControlChannel.maxScheduled else {
         errors.append(
           FileError(
