@@ -96,15 +96,28 @@ struct ScriptSetup {
       geometry = g
     } else if reader.word(keyword, is: "set") {
       guard let name = tokens.next(&reader) else { throw fail("`set` without a name") }
-      let value = try int(&reader, &tokens)
+      var given = SettingValues()
+      given.count = 0
+      while let word = tokens.next(&reader) {
+        guard given.count < SettingValues.capacity else { throw fail("more values than any setting takes") }
+        guard let v = reader.integer(word) else { throw fail("a value that is not an integer") }
+        given[given.count] = v
+        given.count += 1
+      }
       var found = false
+      var expected = 0
       Settings.visit(&configuration) { (setting, v) in
         if !found && reader.word(name, is: setting) {
-          v = value
           found = true
+          expected = v.count
+          if given.count == v.count { v = given }
         }
       }
       guard found else { throw fail("not a setting of the core") }
+      guard given.count == expected else {
+        if expected == 1 { throw fail("`set` takes one value for this setting") }
+        throw fail("a table setting takes every entry (interpolationBias 17, spreading_Q16 13)")
+      }
     } else if reader.word(keyword, is: "calibration") {
       guard calibrated < Capacity.cells else { throw fail("more calibrations than the core's capacity (256)") }
       var c = CellCalibration.unity

@@ -40,10 +40,10 @@ public struct ScriptWriter {
       out.endLine(&sink)
     }
     var c = configuration
-    Settings.visit(&c) { (name, value) in
+    Settings.visit(&c) { (name, values) in
       out.text("set ", &sink)
       out.text(name, &sink)
-      out.field(value, &sink)
+      for i in 0..<values.count { out.field(values[i], &sink) }
       out.endLine(&sink)
     }
     for k in 0..<min(geometry.cellCount, Capacity.cells) {

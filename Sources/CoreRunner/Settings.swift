@@ -5,21 +5,33 @@ import ForceCore
 /// to the core belongs here too (the host test that compares a script's
 /// run with the board's pipeline fails until it is).
 enum Settings {
-  /// Calls `body` with each setting's name and value; the value `body`
-  /// leaves is stored back (integers beyond the platform's `Int` clamped).
+  /// Calls `body` with each setting's name and value(s) (a table's
+  /// entries in order); the values `body` leaves are stored back (integers
+  /// beyond the platform's `Int` clamped).
   static func visit<E: Error>(
-    _ c: inout CoreConfiguration, _ body: (StaticString, inout Int64) throws(E) -> Void
+    _ c: inout CoreConfiguration, _ body: (StaticString, inout SettingValues) throws(E) -> Void
   ) throws(E) {
-    var v: Int64 = 0
+    var v = SettingValues()
     func int(_ name: StaticString, _ x: inout Int) throws(E) {
-      v = Wide.int64(x)
+      v.set(Wide.int64(x))
       try body(name, &v)
-      x = Wide.int(v)
+      x = Wide.int(v[0])
     }
     func force(_ name: StaticString, _ x: inout Force_mN) throws(E) {
-      v = Wide.int64(Int(x.rawValue))
+      v.set(Wide.int64(Int(x.rawValue)))
       try body(name, &v)
-      x = Force_mN(rawValue: Wide.int32(v))
+      x = Force_mN(rawValue: Wide.int32(v[0]))
+    }
+    func q(_ name: StaticString, _ x: inout Int32) throws(E) {
+      v.set(Wide.int64(Int(x)))
+      try body(name, &v)
+      x = Wide.int32(v[0])
+    }
+    func table(_ name: StaticString, _ n: Int, _ get: (Int) -> Int32, _ set: (Int, Int32) -> Void) throws(E) {
+      v.count = n
+      for i in 0..<n { v[i] = Wide.int64(Int(get(i))) }
+      try body(name, &v)
+      for i in 0..<n { set(i, Wide.int32(v[i])) }
     }
     try int("frameRate_hz", &c.frameRate_hz)
     try force("touchOn", &c.touchOn)
@@ -37,9 +49,11 @@ enum Settings {
     try int("spikeFilter", &spike)
     c.spikeFilter = spike != 0
     try force("cellFloor", &c.cellFloor)
-    v = Wide.int64(Int(c.mergeSaddle_Q8))
-    try body("mergeSaddle_Q8", &v)
-    c.mergeSaddle_Q8 = Wide.int32(v)
+    try q("mergeSaddle_Q8", &c.mergeSaddle_Q8)
+    try q("mergeDipNoise_Q8", &c.mergeDipNoise_Q8)
+    var spreading = c.spreading_Q16
+    try table("spreading_Q16", 13, { spreading[$0] }, { spreading[$0] = $1 })
+    c.spreading_Q16 = spreading
     var interpolation: Int
     switch c.interpolation {
     case .centroid: interpolation = 0
@@ -48,21 +62,38 @@ enum Settings {
     }
     try int("interpolation", &interpolation)
     c.interpolation = interpolation == 0 ? .centroid : interpolation == 1 ? .parabolic : .gaussian
+    var bias = c.interpolationBias
+    try table("interpolationBias", 17, { bias[$0] }, { bias[$0] = $1 })
+    c.interpolationBias = bias
     try int("maxContacts", &c.maxContacts)
-    func q8(_ name: StaticString, _ x: inout Int32) throws(E) {
-      v = Wide.int64(Int(x))
-      try body(name, &v)
-      x = Wide.int32(v)
-    }
-    try q8("noiseOn_Q8", &c.noiseOn_Q8)
-    try q8("noiseOff_Q8", &c.noiseOff_Q8)
-    try q8("noiseFloor_Q8", &c.noiseFloor_Q8)
-    try q8("noiseReseed_Q8", &c.noiseReseed_Q8)
+    try q("noiseOn_Q8", &c.noiseOn_Q8)
+    try q("noiseOff_Q8", &c.noiseOff_Q8)
+    try q("noiseFloor_Q8", &c.noiseFloor_Q8)
+    try q("noiseReseed_Q8", &c.noiseReseed_Q8)
     try int("noiseWindow_ms", &c.noiseWindow_ms)
     try int("contactRadius", &c.contactRadius)
-    try q8("captureScale_Q16", &c.captureScale_Q16)
-    try q8("captureSlope_Q16", &c.captureSlope_Q16)
+    try q("captureScale_Q16", &c.captureScale_Q16)
+    try q("captureSlope_Q16", &c.captureSlope_Q16)
     try force("maxStep", &c.maxStep)
+  }
+}
+
+/// A setting's value: one integer, or a table's entries.
+struct SettingValues {
+  /// Entries at most (the longest table, `interpolationBias`).
+  static let capacity = 17
+  var values: InlineArray<17, Int64> = InlineArray(repeating: 0)
+  var count = 1
+
+  subscript(i: Int) -> Int64 {
+    get { values[i] }
+    set { values[i] = newValue }
+  }
+
+  /// One value.
+  mutating func set(_ value: Int64) {
+    values[0] = value
+    count = 1
   }
 }
 

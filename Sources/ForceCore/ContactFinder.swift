@@ -33,6 +33,10 @@ public struct ContactFinder: Sendable {
   let pitch: Int64
   let release: Int32
   let mergeSaddle_Q8: Int32
+  let mergeDipNoise_Q8: Int64
+  var spreading: InlineArray<13, Int32>
+  let spreadingKnown: Bool
+  var bias: InlineArray<17, Int32>
   let radius: Int
   let captureScale_Q16: Int64
   let captureSlope_Q16: Int64
@@ -78,6 +82,10 @@ public struct ContactFinder: Sendable {
     }
     self.release = c.touchOff.rawValue
     self.mergeSaddle_Q8 = c.mergeSaddle_Q8
+    self.mergeDipNoise_Q8 = Int64(max(c.mergeDipNoise_Q8, 0))
+    self.spreading = c.spreading_Q16
+    self.spreadingKnown = c.spreading_Q16[0] > 0
+    self.bias = c.interpolationBias
     self.radius = max(1, c.contactRadius)
     self.cellFloor = c.cellFloor
     self.captureScale_Q16 = Int64(max(c.captureScale_Q16, 1))
@@ -248,7 +256,7 @@ public struct ContactFinder: Sendable {
       }
     }
     // 2. Merge peaks joined by a high saddle.
-    mergePeaks(&image)
+    mergePeaks(&image, &noise)
     guard peakCount > 0 else { return }
     // 3. Every cell feeds its nearest peak (the stronger one on a tie),
     // when it lies within `radius` cells of it.
@@ -352,12 +360,12 @@ public struct ContactFinder: Sendable {
     peaks[i] = k
   }
 
-  mutating func mergePeaks(_ image: inout CellArray<Force_mN>) {
+  mutating func mergePeaks(_ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap) {
     var i = 0
     while i < peakCount {
       var j = i + 1
       while j < peakCount {
-        if saddleJoins(Int(peaks[i]), Int(peaks[j]), &image) {
+        if saddleJoins(Int(peaks[i]), Int(peaks[j]), &image, &noise) {
           // peaks[j] is the weaker one (sorted): drop it.
           for m in j..<(peakCount - 1) { peaks[m] = peaks[m + 1] }
           peakCount -= 1
@@ -369,9 +377,15 @@ public struct ContactFinder: Sendable {
     }
   }
 
-  /// Whether the cells between two peaks (at most two cells apart on each
-  /// axis) stay above `mergeSaddle` of the weaker peak.
-  mutating func saddleJoins(_ a: Int, _ b: Int, _ image: inout CellArray<Force_mN>) -> Bool {
+  /// Whether two peaks (at most two cells apart on each axis) are one
+  /// contact: the dip seen between them, plus what one press at the
+  /// stronger peak's position would have left between the middle cell and
+  /// the weaker peak's (`spreading`), is within the dip's noise
+  /// (`mergeDipNoise` deviations) and the gain tolerance (1 - `mergeSaddle`
+  /// of the weaker).
+  mutating func saddleJoins(
+    _ a: Int, _ b: Int, _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap
+  ) -> Bool {
     let ac = a % columns
     let ar = a / columns
     let bc = b % columns
@@ -379,18 +393,53 @@ public struct ContactFinder: Sendable {
     let dc = bc - ac
     let dr = br - ar
     if dc > 2 || dc < -2 || dr > 2 || dr < -2 { return false }
-    let weaker = min(image[a].rawValue, image[b].rawValue)
+    let weakerCell = image[a].rawValue <= image[b].rawValue ? a : b
+    let strongerCell = weakerCell == a ? b : a
+    let weaker = Int64(image[weakerCell].rawValue)
     // The highest path through the middle: one or two middle cells.
     let c0 = ac + dc / 2
     let r0 = ar + dr / 2
     let c1 = ac + (dc - dc / 2)
     let r1 = ar + (dr - dr / 2)
-    var saddle = image[r0 * columns + c0].rawValue
-    if r0 * columns + c0 == a || r0 * columns + c0 == b { saddle = Int32.min }
+    var saddleCell = r0 * columns + c0
+    if saddleCell == a || saddleCell == b { saddleCell = -1 }
     let other = r1 * columns + c1
-    if other != a && other != b { saddle = max(saddle, image[other].rawValue) }
-    if saddle == Int32.min { return true }  // adjacent peaks: one contact
-    return Int64(saddle) * 256 >= Int64(weaker) * Int64(mergeSaddle_Q8)
+    if other != a && other != b && (saddleCell < 0 || image[other].rawValue > image[saddleCell].rawValue) {
+      saddleCell = other
+    }
+    if saddleCell < 0 { return true }  // adjacent peaks: one contact
+    let saddle = Int64(image[saddleCell].rawValue)
+    var deviation = Saturating.multiply(weaker - saddle, 256)
+    if spreadingKnown {
+      // One press where the stronger peak's contact is: its cells' shares.
+      let p = interpolate(&image, &noise, peak: strongerCell)
+      let gA = share(at: strongerCell, p)
+      let expected = Saturating.multiply(Int64(image[strongerCell].rawValue), share(at: saddleCell, p) - share(at: weakerCell, p))
+      deviation = Saturating.add(deviation, max(expected, 0) * 256 / max(gA, 1))
+    }
+    let s1 = Int64(noise.sigma[weakerCell])
+    let s2 = Int64(noise.sigma[saddleCell])
+    let dipNoise = FixedMath.squareRoot(Saturating.add(s1 &* s1, s2 &* s2))
+    let allowance = Saturating.add(
+      Saturating.multiply(dipNoise, mergeDipNoise_Q8), Saturating.multiply(256 - Int64(mergeSaddle_Q8), weaker))
+    return deviation <= allowance
+  }
+
+  /// The share (Q16 of a cell under it) that cell `k` takes of a press at
+  /// `p`, from `spreading`, linear between its knots (quarter pitches).
+  @inline(__always)
+  mutating func share(at k: Int, _ p: (x: Length_um, y: Length_um)) -> Int64 {
+    let dx = Int64(cellX[k].rawValue) - Int64(p.x.rawValue)
+    let dy = Int64(cellY[k].rawValue) - Int64(p.y.rawValue)
+    let d = FixedMath.squareRoot(Saturating.add(dx &* dx, dy &* dy))
+    // Quarter pitches, Q16.
+    let t = Saturating.multiply(d, 4 << 16) / max(pitch, 1)
+    let i = Int(min(t >> 16, 12))
+    guard i < 12 else { return 0 }
+    let f = t & 0xFFFF
+    let g0 = Int64(spreading[i])
+    let g1 = Int64(spreading[i + 1])
+    return g0 + (((g1 - g0) * f) >> 16)
   }
 
   // MARK: Interpolation
@@ -432,8 +481,14 @@ public struct ContactFinder: Sendable {
       let down = row + 1 < rows ? Int64(image[k + columns].rawValue) : nil
       // The peak's own logarithm serves both axes.
       let l0 = interpolation == .gaussian && v0 > 0 ? FixedMath.log2_Q16(v0) : 0
-      x += (ContactFinder.offset(v0, l0, left, right, interpolation) * p) >> 16
-      y += (ContactFinder.offset(v0, l0, up, down, interpolation) * p) >> 16
+      var dx = ContactFinder.offset(v0, l0, left, right, interpolation)
+      var dy = ContactFinder.offset(v0, l0, up, down, interpolation)
+      // Between two neighbours: the estimator's bias undone (an edge's
+      // two-cell centroid is not what the table describes).
+      if left != nil && right != nil { dx = InterpolationBias.correct(dx, &bias) }
+      if up != nil && down != nil { dy = InterpolationBias.correct(dy, &bias) }
+      x += (dx * p) >> 16
+      y += (dy * p) >> 16
     }
     return clamp(x, y)
   }

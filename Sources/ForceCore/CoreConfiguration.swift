@@ -65,10 +65,26 @@ public struct CoreConfiguration: Sendable {
   public var maxStep: Force_mN = Force_mN(newtons: 20)
   /// Grid cells below this force are not part of any contact.
   public var cellFloor: Force_mN = Force_mN(newtons: 0.01)
-  /// Neighbouring peaks whose saddle is at least this fraction (Q8, 256 = 1)
-  /// of the smaller peak are one contact.
-  public var mergeSaddle_Q8: Int32 = 218
+  /// Two peaks two cells apart are one contact when one press could have
+  /// made them: the dip seen between them, plus how far below the cell
+  /// between one press at the stronger peak's position would have left the
+  /// weaker one (from `spreading`), stays within `mergeDipNoise` deviations
+  /// of the two cells' noise plus the cells' gain tolerance (1 -
+  /// `mergeSaddle`, Q8, of the weaker peak).
+  public var mergeSaddle_Q8: Int32 = 248
+  /// The dip's noise allowance, in deviations (Q8).
+  public var mergeDipNoise_Q8: Int32 = 3 * 256
+  /// The grid's spreading: the share of a press a cell takes at 0, 1/4,
+  /// ..., 3 pitches from it, relative to a cell under it (Q16, the first
+  /// 65536); all 0 when not learnt (`ContactModel`).
+  public var spreading_Q16: InlineArray<13, Int32> = InlineArray(repeating: 0)
   public var interpolation: PeakInterpolation = .gaussian
+  /// The sub-cell offset a press at `k / 32` of a pitch from its peak
+  /// cell's centre gives `interpolation` (Q16 pitches, k = 0...16, rising):
+  /// the estimator's bias on this panel's spreading, which the finder
+  /// undoes by inverting it. Identity unless the calibration learnt the
+  /// spreading (`InterpolationBias`).
+  public var interpolationBias: InlineArray<17, Int32> = InterpolationBias.identity
   /// Grid: cells within this many cells of a peak (along either axis)
   /// carry its force ...
   public var contactRadius: Int = 2

@@ -77,15 +77,7 @@ public struct LoadSharing: Sendable {
   /// The stress of a unit point load at (`x`, `y`) over one cell.
   @inline(__always)
   package static func weight(_ cell: CellPosition, pitch: Double, kernel: SpreadingKernel, x: Double, y: Double) -> Double {
-    var w = 0.0
-    for sy in -1...1 {
-      for sx in -1...1 {
-        let dx = cell.x_mm + Double(sx) * pitch / 3 - x
-        let dy = cell.y_mm + Double(sy) * pitch / 3 - y
-        w += kernel.stress(r2: dx * dx + dy * dy)
-      }
-    }
-    return w
+    kernel.cellWeight(cell, pitch: pitch, x: x, y: y)
   }
 
   package static func invert3(_ m: [[Double]]) -> [[Double]] {

@@ -10,6 +10,9 @@ public struct PopulationEvaluation {
   public var seed: UInt64
   public var lengths: StandardScenarios.Lengths
   public var date: String
+  /// When not empty, the names of the panels to evaluate (each keeps its
+  /// place, folder and seed in the population).
+  public var only: Set<String> = []
 
   public init(panels: [EvaluationPanel], out: String, seed: UInt64, lengths: StandardScenarios.Lengths, date: String) {
     self.panels = panels
@@ -25,10 +28,12 @@ public struct PopulationEvaluation {
     return out + number + "-" + panels[index].name + "/"
   }
 
+  func selected(_ index: Int) -> Bool { only.isEmpty || only.contains(panels[index].name) }
+
   /// Refuses an output folder that already holds one of these panels: a
   /// session is never recorded over another.
   public func checkOutput() throws(EvaluationError) {
-    for i in panels.indices where TextFile.exists(directory(i)) {
+    for i in panels.indices where selected(i) && TextFile.exists(directory(i)) {
       throw .file(
         FileError(file: directory(i), message: "already exists: the output folder holds an evaluation (choose a new --out)"))
     }
@@ -40,7 +45,7 @@ public struct PopulationEvaluation {
   {
     try checkOutput()
     var results: [PanelResult] = []
-    for (i, panel) in panels.enumerated() {
+    for (i, panel) in panels.enumerated() where selected(i) {
       let evaluation = PanelEvaluation(
         panel: panel, directory: directory(i), seed: seed &+ UInt64(i) &* 7919, lengths: lengths, date: date)
       results.append(try evaluation.run { progress(i, panel, $0) })

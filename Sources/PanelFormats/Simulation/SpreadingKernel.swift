@@ -41,6 +41,21 @@ public enum SpreadingKernel: Sendable, Equatable {
     }
   }
 
+  /// What a cell centred at `cell` (of side `pitch`) takes of a unit point
+  /// load at (`x`, `y`): the stress summed over nine points of the cell.
+  @inline(__always)
+  package func cellWeight(_ cell: CellPosition, pitch: Double, x: Double, y: Double) -> Double {
+    var w = 0.0
+    for sy in -1...1 {
+      for sx in -1...1 {
+        let dx = cell.x_mm + Double(sx) * pitch / 3 - x
+        let dy = cell.y_mm + Double(sy) * pitch / 3 - y
+        w += stress(r2: dx * dx + dy * dy)
+      }
+    }
+    return w
+  }
+
   /// The stress at squared distance `r2` (mm^2), up to a constant.
   @inline(__always)
   package func stress(r2: Double) -> Double {

@@ -24,6 +24,11 @@ extension PanelCtl.Sim {
     @Option(name: .long, help: "How many panels (default 24; 4 with --quick).")
     var panels: Int?
 
+    @Option(
+      name: .long,
+      help: ArgumentHelp("Evaluate only the panel of this name (repeatable); the population is the same.", valueName: "NAME"))
+    var only: [String] = []
+
     @Option(name: .long, help: "The population's and the scenarios' seed.")
     var seed: UInt64 = 1
 
@@ -53,8 +58,17 @@ extension PanelCtl.Sim {
       }
       let count = panels ?? (quick ? 4 : 24)
       let population = EvaluationPopulation.panels(count: count, seed: seed, boardsDirectory: boards)
-      let evaluation = PopulationEvaluation(
+      if !only.isEmpty {
+        let names = Set(population.map(\.name))
+        if let unknown = only.first(where: { !names.contains($0) }) {
+          throw CommandFailure(
+            message: "--only \(Quote.text(unknown)): no such panel among the \(count) (\(population.map(\.name).joined(separator: ", ")))",
+            status: .error)
+        }
+      }
+      var evaluation = PopulationEvaluation(
         panels: population, out: out, seed: seed, lengths: quick ? .quick : .full, date: UTCDate.now())
+      evaluation.only = Set(only)
       let results: [PanelResult]
       var shown = false
       do {
