@@ -101,9 +101,12 @@ class ServeBrowserTests(unittest.TestCase):
         self.check_events(log, reports)
         self.check_dashboard(dashboard_view)
         # The page's items are the panel's regions: 12 from its markup, 13
-        # once a row was added while running.
+        # once a row was added while running. (The items the page sends
+        # again after the refused one may be applied once this client
+        # listens: a regions line takes a frame's share of control lines.)
         regions = [e["items"] for r in reports for e in r["events"] if e["type"] == "regions"]
-        self.assertEqual(regions, [12, 13])
+        collapsed = [n for i, n in enumerate(regions) if i == 0 or regions[i - 1] != n]
+        self.assertEqual(collapsed, [12, 13], regions)
         self.assertTrue(os.path.getsize(os.path.join(ARTIFACTS, "serve-dashboard.png")) > 10000)
         self.assertTrue(os.path.getsize(os.path.join(ARTIFACTS, "serve-demo.png")) > 10000)
 
