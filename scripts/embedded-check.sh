@@ -19,13 +19,15 @@ host="$(uname -m)-unknown-linux-gnu"
 for target in "$host" armv6m-none-none-eabi armv7em-none-none-eabi riscv32-none-none-eabi aarch64-none-none-elf; do
   d="$out/$target"
   mkdir -p "$d"
+  # ForceCore and CoreRunner as a firmware project takes them: alone, with
+  # no package name (so neither may use `package` access).
   swift=(swiftc -target "$target" -Osize -enable-experimental-feature Embedded -wmo -parse-as-library
-    -Xfrontend -no-allocations -package-name forcepanel -I "$d")
+    -Xfrontend -no-allocations -I "$d")
   "${swift[@]}" -module-name ForceCore -emit-module -emit-module-path "$d/ForceCore.swiftmodule" \
     -c Sources/ForceCore/*.swift -o "$d/ForceCore.o"
   "${swift[@]}" -module-name CoreRunner -c Sources/CoreRunner/*.swift -o "$d/CoreRunner.o"
   find Sources/PanelTouch -name '*.swift' -print0 | sort -z | xargs -0 \
-    "${swift[@]}" -module-name PanelTouch -emit-module -emit-module-path "$d/PanelTouch.swiftmodule" \
+    "${swift[@]}" -package-name forcepanel -module-name PanelTouch -emit-module -emit-module-path "$d/PanelTouch.swiftmodule" \
     -c -o "$d/PanelTouch.o"
   core=$(elf_sections "$d/ForceCore.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n }')
   touch=$(elf_sections "$d/PanelTouch.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n }')

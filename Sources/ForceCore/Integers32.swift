@@ -6,9 +6,10 @@
 // shifts on 64-bit integers (`x >> n`, `x << n`) read the source's `words`.
 // Nothing is allocated at run time, but the `words` collection's conformance
 // brings an array type into the module, and Embedded Swift's
-// `-no-allocations` refuses it. The concrete overloads below (package
-// access and inlinable: PanelTouch uses them too, inlined like the
-// standard library's) are chosen over the generic ones: the
+// `-no-allocations` refuses it. The concrete overloads below (public and
+// inlinable: PanelTouch uses them too, inlined like the standard
+// library's; public rather than package so that ForceCore compiles alone,
+// with no package name) are chosen over the generic ones: the
 // same results and the same traps, from `init(_truncatingBits:)` (one machine
 // word in) and masking shifts only. On 64-bit hosts they fold to the same
 // instructions as the generic ones. A conversion missing here shows on a
@@ -18,7 +19,7 @@
 extension Int64 {
   /// `value` sign-extended (`Int` is 32 or 64 bits).
   @inlinable @inline(__always)
-  package init(_ value: Int) {
+  public init(_ value: Int) {
     let bits = Int64(_truncatingBits: UInt(bitPattern: value))
     #if _pointerBitWidth(_32)
       self = Word32.signExtend(bits)
@@ -28,20 +29,20 @@ extension Int64 {
   }
 
   @inlinable @inline(__always)
-  package init(_ value: Int32) { self.init(Int(value)) }
+  public init(_ value: Int32) { self.init(Int(value)) }
 
   @inlinable @inline(__always)
-  package init(_ value: Int16) { self.init(Int(value)) }
+  public init(_ value: Int16) { self.init(Int(value)) }
 
   @inlinable @inline(__always)
-  package init(_ value: UInt32) { self.init(bitPattern: UInt64(value)) }
+  public init(_ value: UInt32) { self.init(bitPattern: UInt64(value)) }
 
   @inlinable @inline(__always)
-  package init(_ value: UInt16) { self.init(Int(value)) }
+  public init(_ value: UInt16) { self.init(Int(value)) }
 
   /// `value`, which must be at most `Int64.max`.
   @inlinable @inline(__always)
-  package init(_ value: UInt64) {
+  public init(_ value: UInt64) {
     precondition(value <= 0x7FFF_FFFF_FFFF_FFFF, "Not enough bits to represent the passed value")
     self.init(bitPattern: value)
   }
@@ -74,21 +75,21 @@ extension Int64 {
 extension UInt64 {
   /// `value`, which must not be negative.
   @inlinable @inline(__always)
-  package init(_ value: Int) {
+  public init(_ value: Int) {
     precondition(value >= 0, "Negative value is not representable")
     self = UInt64(_truncatingBits: UInt(bitPattern: value))
   }
 
   /// `value`, zero-extended.
   @inlinable @inline(__always)
-  package init(_ value: UInt) { self = UInt64(_truncatingBits: value) }
+  public init(_ value: UInt) { self = UInt64(_truncatingBits: value) }
 
   @inlinable @inline(__always)
-  package init(_ value: UInt32) { self.init(UInt(value)) }
+  public init(_ value: UInt32) { self.init(UInt(value)) }
 
   /// `value`, which must not be negative.
   @inlinable @inline(__always)
-  package init(_ value: Int64) {
+  public init(_ value: Int64) {
     precondition(value >= 0, "Negative value is not representable")
     self.init(bitPattern: value)
   }
@@ -115,7 +116,7 @@ extension UInt64 {
 extension Int {
   /// `value`, which must fit (always on 64-bit targets).
   @inlinable @inline(__always)
-  package init(_ value: Int64) {
+  public init(_ value: Int64) {
     let narrow = Int(truncatingIfNeeded: value)
     precondition(Int64(narrow) == value, "Not enough bits to represent the passed value")
     self = narrow
@@ -125,7 +126,7 @@ extension Int {
 extension Int32 {
   /// `value`, which must fit.
   @inlinable @inline(__always)
-  package init(_ value: Int64) {
+  public init(_ value: Int64) {
     let narrow = Int32(truncatingIfNeeded: value)
     precondition(Int64(narrow) == value, "Not enough bits to represent the passed value")
     self = narrow
@@ -135,7 +136,7 @@ extension Int32 {
 extension UInt16 {
   /// `value`, which must fit.
   @inlinable @inline(__always)
-  package init(_ value: Int64) {
+  public init(_ value: Int64) {
     precondition(value >= 0 && value <= 0xFFFF, "Not enough bits to represent the passed value")
     self = UInt16(truncatingIfNeeded: value)
   }
@@ -145,7 +146,7 @@ extension Double {
   /// `value` rounded to nearest, as the standard library does: on 32-bit
   /// targets from its two halves, each exact, with one rounding in the sum.
   @inlinable @inline(__always)
-  package init(_ value: Int64) {
+  public init(_ value: Int64) {
     #if _pointerBitWidth(_32)
       self = Word32.double(value)
     #else
@@ -154,21 +155,21 @@ extension Double {
   }
 
   @inlinable @inline(__always)
-  package init(_ value: Int32) { self.init(Int(value)) }
+  public init(_ value: Int32) { self.init(Int(value)) }
 }
 
 /// The 32-bit halves of the conversions above, callable on any host so
 /// that tests check them against the standard library.
-@usableFromInline package enum Word32 {
+@usableFromInline enum Word32 {
   /// The low 32 bits of `bits`, sign-extended.
   @inlinable @inline(__always)
-  package static func signExtend(_ bits: Int64) -> Int64 { (bits &<< 32) &>> 32 }
+  static func signExtend(_ bits: Int64) -> Int64 { (bits &<< 32) &>> 32 }
 
   /// `value` rounded to nearest from `Double(Int)` of 32-bit parts: the
   /// high half times 2^32 and the low half (as 31 + 1 bits) are exact, so
   /// only the last addition rounds.
   @inlinable @inline(__always)
-  package static func double(_ value: Int64) -> Double {
+  static func double(_ value: Int64) -> Double {
     let high = Int(truncatingIfNeeded: value &>> 32)
     let low = Double(Int(truncatingIfNeeded: (value & 0xFFFF_FFFF) &>> 1)) * 2
       + Double(Int(truncatingIfNeeded: value & 1))
