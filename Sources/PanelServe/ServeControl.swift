@@ -31,14 +31,12 @@ struct ServeControl {
     let fresh = hub.takeControl(budget: ControlChannel.maxLinesPerPoll)
     guard !fresh.isEmpty || schedule.pending > 0 else { return }
     for (line, tag) in fresh {
-      guard line.at_s == nil || schedule.pending < ControlChannel.maxScheduled else {
+      if !schedule.add(line, tag: tag, due: &due) {
         hub.reply(
           tag.client,
           ControlReply.refused(
             line: tag.line, "\(ControlChannel.maxScheduled) timed lines are already waiting (the limit)"))
-        continue
       }
-      schedule.add(line, tag: tag, due: &due)
     }
     schedule.take(time: time, into: &due, limit: ControlChannel.maxLinesPerPoll)
     for (command, tag) in due {

@@ -46,7 +46,7 @@ public struct ControlChannel {
   /// Lines taken, and timed lines applied, per poll.
   public static let maxLinesPerPoll = 16
   /// Timed lines (`at SECONDS ...`) waiting at most.
-  public static let maxScheduled = 1024
+  public static var maxScheduled: Int { ControlSchedule<Void>.capacity }
 
   /// What taking `line` costs against a poll's `maxLinesPerPoll`: a
   /// `regions` line (which loads or compiles a map) the whole budget,
@@ -151,14 +151,12 @@ public struct ControlChannel {
     do {
       guard let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board) else { return 1 }
       let cost = ControlChannel.cost(of: line)
-      guard line.at_s == nil || schedule.pending < ControlChannel.maxScheduled else {
+      if !schedule.add(line, tag: (), due: &due) {
         errors.append(
           FileError(
             file: path, line: lineNumber,
             message: "\(ControlChannel.maxScheduled) timed lines are already waiting (the limit): refused"))
-        return cost
       }
-      schedule.add(line, tag: (), due: &due)
       return cost
     } catch {
       errors.append(error)

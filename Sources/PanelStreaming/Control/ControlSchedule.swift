@@ -16,16 +16,23 @@ public struct ControlSchedule<Tag> {
   /// Lines waiting for their time.
   public var pending: Int { waiting.count }
 
+  /// Timed lines waiting at most, whatever their source.
+  public static var capacity: Int { 1024 }
+
   /// Adds `line`: appended to `due` when it has no time, else kept in
-  /// time order (lines for the same time keep their order).
-  public mutating func add(_ line: ControlLine, tag: Tag, due: inout [(command: InteractionCommand, tag: Tag)]) {
+  /// time order (lines for the same time keep their order). False, and the
+  /// line not taken, when it is timed and `capacity` lines already wait.
+  @discardableResult
+  public mutating func add(_ line: ControlLine, tag: Tag, due: inout [(command: InteractionCommand, tag: Tag)]) -> Bool {
     guard let at = line.at_s else {
       due.append((line.command, tag))
-      return
+      return true
     }
+    guard waiting.count < Self.capacity else { return false }
     let at_us = Int64(saturating: (at * 1e6).rounded())
     let index = waiting.firstIndex { $0.at_us > at_us } ?? waiting.count
     waiting.insert((at_us, line.command, tag), at: index)
+    return true
   }
 
   /// Appends to `due` the waiting lines whose time has come at frame time
