@@ -1,29 +1,38 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
 import ForceCore
 import FuzzSupport
 import PanelFirmware
 
-// Control lines as a host writes them: each line parsed on its own, then
-// the whole input read through a control channel (bounded reads, long
-// lines refused, timed lines capped) poll after poll until it is used up.
+// Control lines as a host writes them, read through a control channel
+// (bounded reads, long lines refused, timed lines capped) poll after poll
+// until the input is used up. The channel parses every line it reads
+// (`ControlLine.parse`), once: a `regions FILE` line loads and compiles a
+// file, the slow part of an input. The channel's file stands in a scratch
+// `scenarios/` beside a link to the repository's `regions/`, so lines name
+// files as a control file in the repository would:
+// `regions ../regions/home.toml`.
 enum Fixture {
   static let board: Board = {
     do { return try Board.load(path: repositoryRoot + "/boards/sim-plate4.toml") } catch {
       fatalError("FuzzControlLine needs the repository's boards/sim-plate4.toml (run from the root): \(error)")
     }
   }()
-  /// Lines name files relative to the control file: `regions ../regions/home.toml`.
-  static let file = repositoryRoot + "/scenarios/fuzz.control"
-  static let channelFile = scratchDirectory + "/fuzz.control"
+  static let channelFile: String = {
+    guard let root = realpath(repositoryRoot, nil) else { fatalError("FuzzControlLine: no repository at \(repositoryRoot)") }
+    defer { free(root) }
+    mkdir(scratchDirectory + "/scenarios", 0o700)
+    symlink(String(cString: root) + "/regions", scratchDirectory + "/regions")
+    return scratchDirectory + "/scenarios/fuzz.control"
+  }()
 }
 
 _ = Fixture.board
+_ = Fixture.channelFile
 runFuzzer { data, size in
   let bytes = input(data, size)
-  var number = 0
-  for line in bytes.split(separator: 10, omittingEmptySubsequences: false) {
-    number += 1
-    _ = try? ControlLine.parse(String(decoding: line, as: UTF8.self), file: Fixture.file, line: number, board: Fixture.board)
-  }
+  let number = bytes.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } + 1
   writeFile(bytes, to: Fixture.channelFile)
   guard var channel = try? ControlChannel(path: Fixture.channelFile, board: Fixture.board) else { return 0 }
   defer { channel.close() }
