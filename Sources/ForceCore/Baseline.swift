@@ -3,9 +3,10 @@
 /// added on top, so temperature changes are absorbed even while frozen).
 ///
 /// Tracking follows touch controllers (QTouch, CapSense, CapTIvate):
-/// - untouched, a positive delta pulls the baseline up slowly and a negative
-///   one pulls it down faster (both first-order, 2^-shift per frame), so
-///   temperature and creep are followed but a press is not absorbed;
+/// - untouched, the baseline follows the delta slowly, and faster down
+///   where the cell's recent mean is clearly (one noise) below it (both
+///   first-order, 2^-shift per frame), so temperature and creep are
+///   followed but a press is not absorbed, and noise leaves no bias;
 /// - a delta below minus the re-seed level for a run of frames moves the
 ///   baseline at once, by the run's mean delta (the panel was seeded or
 ///   parked with a load on it);
@@ -49,13 +50,15 @@ public struct BaselineRules: Sendable {
 
 extension Baseline {
   /// One untouched frame: `delta` is the filtered sample minus the
-  /// effective baseline (Q16 counts), `force` its calibrated force.
+  /// effective baseline (Q16 counts), `force` its calibrated force;
+  /// `falling` says the cell's recent mean is clearly below the baseline
+  /// (it then drifts at the fast downward rate, otherwise at the slow one).
   /// `drift` is false during the hold after a release; `reseedLevel` (mN
   /// Q10) is this cell's (the board's, or its noise's multiple if larger).
   /// Returns true when the baseline was re-seeded.
   @inline(__always)
   public mutating func track(
-    delta: Counts_Q16, force: Force_mN, drift: Bool, rules: BaselineRules, reseedLevel: Int32
+    delta: Counts_Q16, force: Force_mN, falling: Bool, drift: Bool, rules: BaselineRules, reseedLevel: Int32
   ) -> Bool {
     if force.rawValue < -reseedLevel {
       // Far below the baseline: only a sustained run re-seeds it, by the
@@ -76,7 +79,7 @@ extension Baseline {
     runSum = 0
     guard drift else { return false }
     // Deltas are bounded by the 24-bit counts (Q16): no overflow.
-    let shift = force.rawValue < 0 ? rules.downShift : rules.upShift
+    let shift = falling ? rules.downShift : rules.upShift
     level.rawValue &+= delta.rawValue &>> Int64(shift)  // shift is 0...30
     return false
   }
