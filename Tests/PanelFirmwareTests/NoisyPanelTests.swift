@@ -121,4 +121,65 @@ import Testing
     #expect(abs(on[0] - 0.08) < 1e-3, "the quiet grid keeps touch_on_n: \(on[0])")
     #expect(on[1] > 0.09, "the noisy grid's threshold rises with its noise: \(on[1])")
   }
+
+  /// Untouched, a noisy grid's baselines sit at its cells' mean: drifting
+  /// down faster on each noisy sample's sign held them half a noise low
+  /// (+5 mN a cell, +0.2 N over a contact's 25 cells).
+  @Test func theNoisyGridsBaselinesCarryNoBiasFromItsNoise() throws {
+    let board = try Repo.board("sim-grid-noisy")
+    let panel = try FrontEndFactory.simulatedPanel(board: board, options: RunOptions(speed: 0))
+    let loop = ScanLoop(source: panel, board: board, calibration: panel.trueCalibration(created: "test"))
+    for _ in 0..<(5 * board.rate_hz) { _ = try loop.step() }
+    var sum = 0.0
+    var frames = 0
+    for _ in 0..<(20 * board.rate_hz) {
+      _ = try loop.step()
+      for k in 0..<board.cellCount { sum += loop.pipeline.image[k].newtons }
+      frames += 1
+    }
+    let mean_mn = sum / Double(frames * board.cellCount) * 1000
+    let sigma_mn = (0..<board.cellCount).map { Double(loop.pipeline.noise.sigma[$0]) / 1024 }.reduce(0, +)
+      / Double(board.cellCount)
+    #expect(abs(mean_mn) < 0.15 * sigma_mn, "untouched cells read \(mean_mn) mN on average (noise \(sigma_mn) mN)")
+  }
+
+  /// Forty light taps 0.6 s apart on the noisy grid: the baselines near
+  /// them hold through each release but keep following the wander between
+  /// taps, so the taps' force carries no bias.
+  @Test func aRunOfTapsOnTheNoisyGridReadsTheirForce() throws {
+    let board = try Repo.board("sim-grid-noisy")
+    var touches: [ScriptedTouch] = []
+    var plateaus: [(from: Double, to: Double, x: Double, y: Double, force: Double)] = []
+    for i in 0..<40 {
+      let start = 1.0 + 0.6 * Double(i)
+      let x = 30 + Double((i * 37) % 100)
+      let y = 30 + Double((i * 23) % 60)
+      let force = 0.3 + 0.4 * Double((i * 7) % 10) / 10
+      touches.append(
+        ScriptedTouch(
+          start_s: start, force: [Keyframe(0, 0), Keyframe(0.035, force), Keyframe(0.135, force), Keyframe(0.17, 0)],
+          x: [Keyframe(0, x)], y: [Keyframe(0, y)]))
+      plateaus.append((start + 0.055, start + 0.135, x, y, force))
+    }
+    let run = try SimRun(board: board, scenario: Scenario(name: "taps", duration_s: 26, touches: touches))
+    var errors: [Double] = []
+    for p in plateaus {
+      let forces = run.touches.filter {
+        let t = Double($0.t_us) / 1e6
+        let dx = $0.touch.x.millimetres - p.x
+        let dy = $0.touch.y.millimetres - p.y
+        return t >= p.from && t <= p.to && dx * dx + dy * dy < 100
+      }.map(\.touch.force.newtons)
+      guard !forces.isEmpty else { continue }
+      errors.append((forces.reduce(0, +) / Double(forces.count) - p.force) / p.force * 100)
+    }
+    #expect(errors.count == 40, "\(errors.count) of 40 taps reported")
+    // A tap's own error is mostly the noise of 25 cells of 10 mN over its
+    // 80 ms plateau (2-3 % at 0.3-0.7 N); what the baselines add is its
+    // bias over the run.
+    let bias = errors.sorted()[errors.count / 2]
+    let median = errors.map(abs).sorted()[errors.count / 2]
+    #expect(abs(bias) <= 1.5, "median signed force error \(bias) %, each \(errors.map { Format.fixed($0, 1) })")
+    #expect(median <= 4, "median force error \(median) %")
+  }
 }
