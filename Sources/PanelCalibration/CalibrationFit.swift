@@ -203,10 +203,19 @@ public struct CalibrationFit: Sendable {
     let loads = gridLoads(placements, board: board, pitch: pitch, depth: depth)
     guard let cells = fitGridCells(placements, loads: loads, n: n, temperature: temperature, excluded: excluded)
     else { return nil }
-    var fit = CalibrationFit(
+    let start = CalibrationFit(
       model: .gridSpreading, spread_mm: depth, u: cells.u, v: cells.v, w: cells.w, excluded: excluded, coupling: nil)
+    var fit = start
     fit.profile = SpreadProfile.boussinesq(depth: depth, pitch: pitch)
-    fit.learnProfile(placements, board: board, temperature: temperature, sse: cells.sse)
+    let sse = fit.learnProfile(placements, board: board, temperature: temperature, sse: cells.sse)
+    // A profile out to five pitches is kept only where the session shows a
+    // long tail: it must halve the residual's square. (Its far knots fit
+    // whatever the placements leave there, wander and noise included, and a
+    // contact then sums more cells.)
+    var long = start
+    long.profile = SpreadProfile.boussinesq(depth: depth, pitch: pitch, reach: SpreadProfile.longReach)
+    let longSSE = long.learnProfile(placements, board: board, temperature: temperature, sse: cells.sse)
+    if long.learnt && longSSE < 0.5 * sse { fit = long }
     return fit
   }
 
@@ -214,9 +223,12 @@ public struct CalibrationFit: Sendable {
   /// profile that best explains the cells' calibrated forces, then the
   /// gains for its loads, and again, while the residual falls by more than
   /// half a percent; the result is kept when its residual is below the
-  /// Boussinesq fit's.
-  mutating func learnProfile(_ placements: [Placement], board: Board, temperature: Bool, sse boussinesq: Double) {
-    guard var profile else { return }
+  /// Boussinesq fit's. Returns the residual sum of squares it ends with.
+  @discardableResult
+  mutating func learnProfile(_ placements: [Placement], board: Board, temperature: Bool, sse boussinesq: Double)
+    -> Double
+  {
+    guard var profile else { return boussinesq }
     let n = board.cellCount
     var best = (sse: boussinesq, u: u, v: v, w: w, profile: profile)
     for _ in 0..<12 {
@@ -236,6 +248,7 @@ public struct CalibrationFit: Sendable {
     (u, v, w) = (best.u, best.v, best.w)
     self.profile = best.profile
     learnt = best.sse < boussinesq
+    return best.sse
   }
 
   /// Each cell's modelled load in every placement: the spreading model on a

@@ -406,14 +406,14 @@ public enum Certificate {
     let plotW = 560.0
     let plotH = 160.0
     var svg = SVG(width: left + plotW + 20, height: plotH + 50)
-    let reach = Double(SpreadProfile.reach)
+    let reach = Double(max(p.reach, 1))
     func X(_ r: Double) -> Double { left + r / reach * plotW }
     func Y(_ g: Double) -> Double { 10 + plotH - max(0, min(1, g)) * plotH }
     for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
       svg.line(left, Y(t), left + plotW, Y(t), stroke: "#eee")
       svg.label(left - 6, Y(t) + 3, Format.fixed(t, 2), size: 9, anchor: .end, fill: "#555")
     }
-    for k in 0...SpreadProfile.reach {
+    for k in 0...p.reach {
       svg.line(X(Double(k)), 10, X(Double(k)), 10 + plotH, stroke: "#eee")
       svg.label(X(Double(k)), 10 + plotH + 14, "\(k)", size: 9, anchor: .middle, fill: "#555")
     }

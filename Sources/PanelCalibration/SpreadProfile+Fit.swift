@@ -18,8 +18,9 @@ extension SpreadProfile {
     forces: [[Double]], placements: [CalibrationFit.Placement], cells: [CellPosition], excluded: Set<Int>
   ) -> SpreadProfile? {
     let n = cells.count
-    var normal = [[Double]](repeating: [Double](repeating: 0, count: SpreadProfile.knots), count: SpreadProfile.knots)
-    var rhs = [Double](repeating: 0, count: SpreadProfile.knots)
+    let knots = values.count
+    var normal = [[Double]](repeating: [Double](repeating: 0, count: knots), count: knots)
+    var rhs = [Double](repeating: 0, count: knots)
     for (j, p) in placements.enumerated() {
       var distances = [Double](repeating: 0, count: n)
       var total = 0.0
@@ -33,7 +34,7 @@ extension SpreadProfile {
       let w = CalibrationFit.weight(p)
       let scale = p.force_n / total
       for k in 0..<n where !excluded.contains(k) {
-        guard let (i, a, b) = SpreadProfile.basis(distances[k], step: step_mm) else { continue }
+        guard let (i, a, b) = SpreadProfile.basis(distances[k], step: step_mm, knots: knots) else { continue }
         // Row: w * scale * (a e_i + b e_{i+1}); target w * f.
         let ra = w * scale * a
         let rb = w * scale * b
@@ -49,14 +50,14 @@ extension SpreadProfile {
     // A light ridge toward the current profile keeps knots no placement
     // reached where they were.
     var trace = 0.0
-    for i in 0..<SpreadProfile.knots { trace += normal[i][i] }
-    let ridge = 1e-6 * trace / Double(SpreadProfile.knots) + 1e-300
-    for i in 0..<SpreadProfile.knots {
+    for i in 0..<knots { trace += normal[i][i] }
+    let ridge = 1e-6 * trace / Double(knots) + 1e-300
+    for i in 0..<knots {
       normal[i][i] += ridge
       rhs[i] += ridge * values[i]
     }
     guard var x = LeastSquares.solveNormal(normal, rhs) else { return nil }
-    x[SpreadProfile.knots - 1] = 0
+    x[knots - 1] = 0
     x = SpreadProfile.nonIncreasing(x.map { max($0, 0) })
     guard x[0] > 0 else { return nil }
     return SpreadProfile(pitch_mm: pitch_mm, values: x.map { $0 / x[0] })
@@ -83,7 +84,7 @@ extension SpreadProfile {
 extension ContactModel {
   /// The model for a learnt spreading profile, on cells with `noise_n`.
   public static func from(_ profile: SpreadProfile, noise_n: Double) -> ContactModel {
-    fit(pitch: profile.pitch_mm, reach: SpreadProfile.reach + 1, noise_n: noise_n) { dx, dy in
+    fit(pitch: profile.pitch_mm, reach: profile.reach + 1, noise_n: noise_n) { dx, dy in
       profile.g((dx * dx + dy * dy).squareRoot())
     }
   }

@@ -123,7 +123,7 @@ public struct CalibrationRecord: Sendable, Equatable {
   /// Boussinesq layer of the fitted depth (nil on a plate, or without a fit).
   public func spreading(board: Board) -> SpreadProfile? {
     guard let grid = board.grid, let fit else { return nil }
-    if let values = fit.profile, let step = fit.profileStep_mm, values.count == SpreadProfile.knots,
+    if let values = fit.profile, let step = fit.profileStep_mm, SpreadProfile.knotCounts.contains(values.count),
       abs(step * Double(SpreadProfile.knotsPerPitch) - grid.pitch_mm) < 1e-6 * grid.pitch_mm
     {
       return SpreadProfile(pitch_mm: grid.pitch_mm, values: values)

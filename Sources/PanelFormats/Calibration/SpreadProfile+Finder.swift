@@ -6,9 +6,10 @@ import ForceCore
 /// What the contact finder takes from a learnt spreading.
 extension SpreadProfile {
   /// The profile as the finder reads it (`CoreConfiguration.spreading_Q16`):
-  /// g at 0, 1/4, ..., 3 pitches, Q16 of g(0); nil unless it has those knots.
+  /// g at 0, 1/4, ..., 3 pitches, Q16 of g(0) (the knots beyond are not
+  /// the finder's); nil unless it has those knots.
   public var finderTable: InlineArray<13, Int32>? {
-    guard values.count == 13, let first = values.first, first > 0 else { return nil }
+    guard values.count >= 13, let first = values.first, first > 0 else { return nil }
     var table = InlineArray<13, Int32>(repeating: 0)
     for i in 0..<13 { table[i] = Int32((min(max(values[i] / first, 0), 1) * 65536).rounded()) }
     return table

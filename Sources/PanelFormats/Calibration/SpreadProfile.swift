@@ -11,7 +11,7 @@
 ///     load_k = F * g(r_k) / sum_m g(r_m)
 ///
 /// `g` is piecewise linear over knots a quarter pitch apart out to three
-/// pitches (0 beyond), non-increasing, `g(0) = 1`. It holds whatever the
+/// pitches, or five for a long-tailed spreading (0 beyond), non-increasing, `g(0) = 1`. It holds whatever the
 /// overlay is (an elastic layer, a soft gel, a stiff skin with long tails):
 /// the spreading and the cell's own area are both in it. The calibration
 /// fits it together with the cells' gains (alternating least squares,
@@ -22,10 +22,17 @@ public struct SpreadProfile: Sendable, Equatable {
   /// g at r = i * step, i = 0 ... knots - 1.
   public var values: [Double]
 
-  /// Knots per pitch, and how far the profile reaches (pitches).
+  /// Knots per pitch, and how far a profile reaches (pitches): three, or
+  /// five where the session shows a long tail (`CalibrationFit`).
   public static let knotsPerPitch = 4
   public static let reach = 3
-  public static var knots: Int { knotsPerPitch * reach + 1 }
+  public static let longReach = 5
+  public static func knots(reach: Int) -> Int { knotsPerPitch * reach + 1 }
+  /// The knots a record's profile may have.
+  public static var knotCounts: ClosedRange<Int> { knots(reach: reach)...knots(reach: longReach) }
+
+  /// How far this profile reaches (pitches).
+  public var reach: Int { (values.count - 1) / SpreadProfile.knotsPerPitch }
 
   public var step_mm: Double { pitch_mm / Double(SpreadProfile.knotsPerPitch) }
 
@@ -47,7 +54,7 @@ public struct SpreadProfile: Sendable, Equatable {
   /// The hat functions' weights at `r`: (knot, weight) for the two knots
   /// around it (the linear fit's basis).
   @inline(__always)
-  package static func basis(_ r: Double, step: Double) -> (Int, Double, Double)? {
+  package static func basis(_ r: Double, step: Double, knots: Int) -> (Int, Double, Double)? {
     let t = r / step
     let i = Int(t)
     guard i + 1 < knots else { return nil }
@@ -69,16 +76,18 @@ public struct SpreadProfile: Sendable, Equatable {
   }
 
   /// The profile of Boussinesq spreading `depth` deep over square cells of
-  /// `pitch` (the simulator's model, `SpreadingKernel.cellWeight`): the starting point of the fit.
-  public static func boussinesq(depth: Double, pitch: Double) -> SpreadProfile {
+  /// `pitch` (the simulator's model, `SpreadingKernel.cellWeight`) out to
+  /// `reach` pitches: the starting point of the fit.
+  public static func boussinesq(depth: Double, pitch: Double, reach: Int = reach) -> SpreadProfile {
     let centre = CellPosition(x_mm: 0, y_mm: 0)
     let kernel = SpreadingKernel.boussinesq(depth: depth)
     let zero = kernel.cellWeight(centre, pitch: pitch, x: 0, y: 0)
     let step = pitch / Double(knotsPerPitch)
-    var values = (0..<knots).map { i in
+    let count = knots(reach: reach)
+    var values = (0..<count).map { i in
       kernel.cellWeight(centre, pitch: pitch, x: Double(i) * step, y: 0) / max(zero, 1e-300)
     }
-    values[knots - 1] = 0
+    values[count - 1] = 0
     return SpreadProfile(pitch_mm: pitch, values: values)
   }
 }
