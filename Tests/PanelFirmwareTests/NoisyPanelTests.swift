@@ -76,8 +76,10 @@ import Testing
     try EvaluationSteps.calibrateLive(board: board, plan: plan, directory: dir + "/session/", date: "2026-01-01T00:00:00Z")
     let result = try EvaluationSteps.calibrate(board: board, directory: dir + "/session/", stem: dir + "/calibration")
     let outcome = CalibrationOutcome(result)
-    // The learnt profile, not the Boussinesq family, is the model.
+    // The learnt profile, not the Boussinesq family, is the model; its
+    // tail is short, so it reaches three pitches.
     #expect(result.record.fit?.kernel == "profile", "\(String(describing: result.record.fit))")
+    #expect(result.record.fit?.profile?.count == SpreadProfile.knots(reach: SpreadProfile.reach))
     let residual = try #require(outcome.residual_pct)
     #expect(residual < 1.5, "fit residual \(residual) %")
     let force = try #require(outcome.verificationForce_pct)
@@ -181,5 +183,24 @@ import Testing
     let median = errors.map(abs).sorted()[errors.count / 2]
     #expect(abs(bias) <= 1.5, "median signed force error \(bias) %, each \(errors.map { Format.fixed($0, 1) })")
     #expect(median <= 4, "median force error \(median) %")
+  }
+
+  /// An exponential spreading 0.8 pitch long (the population's corner)
+  /// puts a tenth of a press beyond three pitches: the fit keeps the
+  /// profile that reaches five, and explains the session.
+  @Test func aLongTailedSpreadingIsLearntOutToFivePitches() throws {
+    let panels = EvaluationPopulation.panels(count: 24, seed: 1, boardsDirectory: Repo.path("boards"))
+    let panel = try #require(panels.first { $0.name == "eval-grid-exponential-080" })
+    let envelope = try #require(panel.envelope)
+    let dir = try FilesTestSupport.makeTemporaryDirectory()
+    try AtomicFile.write(envelope.boardText(name: panel.name, serial: "LONG-1", description: "test"), to: dir + "/board.toml")
+    try AtomicFile.write(PanelEvaluation.plan(try TextFile.read(path: panel.planPath), for: panel.name), to: dir + "/plan.toml")
+    let board = try Board.load(path: dir + "/board.toml")
+    let plan = try CalibrationPlan.load(path: dir + "/plan.toml", board: board)
+    try EvaluationSteps.calibrateLive(board: board, plan: plan, directory: dir + "/session/", date: "2026-01-01T00:00:00Z")
+    let result = try EvaluationSteps.calibrate(board: board, directory: dir + "/session/", stem: dir + "/calibration")
+    #expect(result.record.fit?.profile?.count == SpreadProfile.knots(reach: SpreadProfile.longReach))
+    let residual = try #require(CalibrationOutcome(result).residual_pct)
+    #expect(residual < 1, "fit residual \(residual) %")
   }
 }
