@@ -229,15 +229,19 @@ public struct ContactFinder: Sendable {
           let c = columns
           if image[k - 1].rawValue >= f || image[k + 1].rawValue > f
             || image[k - c].rawValue >= f || image[k + c].rawValue > f
-            || image[k - c - 1].rawValue >= f || image[k - c + 1].rawValue >= f
-            || image[k + c - 1].rawValue > f || image[k + c + 1].rawValue > f
           {
             continue
+          }
+          if image[k - c - 1].rawValue >= f || image[k - c + 1].rawValue >= f
+            || image[k + c - 1].rawValue > f || image[k + c + 1].rawValue > f
+          {
+            if !standsApart(k, row: row, col: col, &image) { continue }
           }
           insertPeak(Int16(k), &image)
           continue
         }
         var isPeak = true
+        var diagonal = false
         neighbours: for dy in -1...1 {
           let r = row + dy
           if r < 0 || r >= rows { continue }
@@ -247,11 +251,16 @@ public struct ContactFinder: Sendable {
             let j = r * columns + c
             let g = image[j].rawValue
             if g > f || (g == f && j < k) {
+              if dx != 0 && dy != 0 {
+                diagonal = true
+                continue
+              }
               isPeak = false
               break neighbours
             }
           }
         }
+        if isPeak && diagonal { isPeak = standsApart(k, row: row, col: col, &image) }
         if isPeak { insertPeak(Int16(k), &image) }
       }
     }
@@ -342,6 +351,35 @@ public struct ContactFinder: Sendable {
     return max(Saturating.add(captureScale_Q16, Saturating.multiplyShift(captureSlope_Q16, d2_Q16, 16)), 1)
   }
 
+  /// Whether cell `k`, a maximum over its edge neighbours but not over
+  /// its diagonal ones, is a finger of its own: every larger diagonal
+  /// neighbour has, on `k`'s far side from it, edge neighbours of `k` that
+  /// together carry at least half of `k`'s force (a second press spreading
+  /// away from the first). One press at a cell's corner leaves `k`'s far
+  /// side a third of it or less (on the widest spreading); two fingers
+  /// whose cells meet at a corner leave the weaker no other maximum. Whether the two are one contact is then
+  /// `saddleJoins`'s (the cells at their shared corner must dip).
+  mutating func standsApart(_ k: Int, row: Int, col: Int, _ image: inout CellArray<Force_mN>) -> Bool {
+    let f = Int64(image[k].rawValue)
+    for dy in stride(from: -1, through: 1, by: 2) {
+      let r = row + dy
+      let far_r = row - dy
+      if r < 0 || r >= rows { continue }
+      for dx in stride(from: -1, through: 1, by: 2) {
+        let c = col + dx
+        let far_c = col - dx
+        if c < 0 || c >= columns { continue }
+        let j = r * columns + c
+        let g = image[j].rawValue
+        guard g > image[k].rawValue || (g == image[k].rawValue && j < k) else { continue }
+        guard far_r >= 0 && far_r < rows && far_c >= 0 && far_c < columns else { return false }
+        let away = Int64(image[row * columns + far_c].rawValue) + Int64(image[far_r * columns + col].rawValue)
+        if 2 * away < f { return false }
+      }
+    }
+    return true
+  }
+
   /// Inserts a peak keeping `peaks` sorted by force, strongest first.
   mutating func insertPeak(_ k: Int16, _ image: inout CellArray<Force_mN>) {
     let f = image[Int(k)].rawValue
@@ -396,18 +434,25 @@ public struct ContactFinder: Sendable {
     let weakerCell = image[a].rawValue <= image[b].rawValue ? a : b
     let strongerCell = weakerCell == a ? b : a
     let weaker = Int64(image[weakerCell].rawValue)
-    // The highest path through the middle: one or two middle cells.
-    let c0 = ac + dc / 2
-    let r0 = ar + dr / 2
-    let c1 = ac + (dc - dc / 2)
-    let r1 = ar + (dr - dr / 2)
-    var saddleCell = r0 * columns + c0
-    if saddleCell == a || saddleCell == b { saddleCell = -1 }
-    let other = r1 * columns + c1
-    if other != a && other != b && (saddleCell < 0 || image[other].rawValue > image[saddleCell].rawValue) {
-      saddleCell = other
+    // The highest path through the middle (one or two middle cells), each
+    // as low as its lowest cell: the middle cell, or where a step between
+    // diagonal neighbours crosses their shared corner, the higher of the
+    // two cells there. Diagonal neighbours (`standsApart`) meet only at
+    // that corner.
+    let diagonal = (dc == 1 || dc == -1) && (dr == 1 || dr == -1)
+    var saddleCell = -1
+    if diagonal {
+      saddleCell = corner(a, b, &image)
+    } else {
+      let m0 = (ar + dr / 2) * columns + ac + dc / 2
+      let m1 = (ar + (dr - dr / 2)) * columns + ac + (dc - dc / 2)
+      if m0 != a && m0 != b { saddleCell = lowest(a, m0, b, &image) }
+      if m1 != m0 && m1 != a && m1 != b {
+        let other = lowest(a, m1, b, &image)
+        if saddleCell < 0 || image[other].rawValue > image[saddleCell].rawValue { saddleCell = other }
+      }
     }
-    if saddleCell < 0 { return true }  // adjacent peaks: one contact
+    if saddleCell < 0 { return true }  // edge neighbours: one contact
     let saddle = Int64(image[saddleCell].rawValue)
     var deviation = Saturating.multiply(weaker - saddle, 256)
     if spreadingKnown {
@@ -420,9 +465,40 @@ public struct ContactFinder: Sendable {
     let s1 = Int64(noise.sigma[weakerCell])
     let s2 = Int64(noise.sigma[saddleCell])
     let dipNoise = FixedMath.squareRoot(Saturating.add(s1 &* s1, s2 &* s2))
+    // Diagonal neighbours are one press at a cell's corner unless the dip
+    // is a quarter of the weaker: there the four cells differ only by
+    // their gains' and the model's few percent, while two fingers meeting
+    // at a corner leave it three quarters deep or more.
+    let tolerance = diagonal ? Int64(64) : 256 - Int64(mergeSaddle_Q8)
     let allowance = Saturating.add(
-      Saturating.multiply(dipNoise, mergeDipNoise_Q8), Saturating.multiply(256 - Int64(mergeSaddle_Q8), weaker))
+      Saturating.multiply(dipNoise, mergeDipNoise_Q8), Saturating.multiply(tolerance, weaker))
     return deviation <= allowance
+  }
+
+  /// Where a step between cells `x` and `y` crosses: for diagonal
+  /// neighbours the higher of the two cells at their shared corner, for
+  /// edge neighbours nothing (-1).
+  @inline(__always)
+  mutating func corner(_ x: Int, _ y: Int, _ image: inout CellArray<Force_mN>) -> Int {
+    let xc = x % columns
+    let xr = x / columns
+    let yc = y % columns
+    let yr = y / columns
+    guard xc != yc && xr != yr else { return -1 }
+    let across = xr * columns + yc
+    let down = yr * columns + xc
+    return image[across].rawValue >= image[down].rawValue ? across : down
+  }
+
+  /// The lowest cell on the path `a` -> `m` -> `b`.
+  @inline(__always)
+  mutating func lowest(_ a: Int, _ m: Int, _ b: Int, _ image: inout CellArray<Force_mN>) -> Int {
+    var low = m
+    let first = corner(a, m, &image)
+    if first >= 0 && image[first].rawValue < image[low].rawValue { low = first }
+    let second = corner(m, b, &image)
+    if second >= 0 && image[second].rawValue < image[low].rawValue { low = second }
+    return low
   }
 
   /// The share (Q16 of a cell under it) that cell `k` takes of a press at
