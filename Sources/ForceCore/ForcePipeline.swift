@@ -267,15 +267,17 @@ public struct ForcePipeline: Sendable {
         cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
       let recent = Int64(cells[k].conversion.force(delta: Counts_Q16(rawValue: recentDelta)).rawValue)
       let sigma = Int64(max(noise.sigma[k], 1))
-      // Noise is measured only once the hold has run out. During the hold
-      // the baseline still drifts, slowly both ways, while the cell reads
-      // within three noises: a released press's cells still carry its fall
-      // and its creep's recovery, but the cells around it only wander, and
-      // a run of taps would otherwise freeze them for as long as it lasts.
+      // During the hold the baseline still drifts, slowly both ways, and
+      // the noise is still measured, while the cell reads within three
+      // noises: a released press's cells still carry its fall and its
+      // creep's recovery, but the cells around it only wander, and a run
+      // of presses would otherwise freeze them for as long as it lasts
+      // (their wander building up under every contact, their noise never
+      // measured: thresholds left at the white noise seeded at start).
       let settled = hold == 0
       let quiet = abs(Int64(image[k].rawValue)) <= 3 * sigma
       let drift = (settled || quiet) && !sinking
-      if settled && !sinking {
+      if drift {
         cells[k].residual.observe(image[k].rawValue, shift: noiseShift)
         updateNoise(of: k)
         observed += 1
