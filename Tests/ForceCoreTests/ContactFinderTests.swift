@@ -100,6 +100,35 @@ import Testing
     #expect(contacts.count == 2)
   }
 
+  /// Two fingers 2.5 pitches apart on a diagonal, the weaker on a cell's
+  /// corner: its four cells meet one of the stronger's only at a corner,
+  /// so none of them is a maximum over all eight neighbours; it is still a
+  /// contact of its own. One press on a cell's corner, with its four cells
+  /// a few percent apart, stays one contact.
+  @Test func aFingerWhoseCellsMeetAnotherOnlyAtACornerKeepsItsPeak() {
+    var finder = Self.finder(.gaussian)
+    var contacts = ContactList()
+    // The stronger between cells (3, 3) and (4, 3), the weaker on the
+    // corner of cells (1, 1), (2, 1), (1, 2), (2, 2): cell (2, 2) touches
+    // (3, 3) diagonally.
+    var two = Self.image([(1.2, 81, 70), (0.9, 41, 41)], sigma: 9)
+    finder.find(&two, into: &contacts)
+    #expect(contacts.count == 2, "\(contacts.count) contacts")
+    if contacts.count == 2 {
+      let weaker = contacts[1]
+      #expect(abs(weaker.x.millimetres - 41) < 4 && abs(weaker.y.millimetres - 41) < 4, "\(weaker)")
+      #expect(abs(weaker.force.newtons - 0.9) < 0.15, "\(weaker.force.newtons) N")
+    }
+    for (x, y) in [(40.0, 40.0), (39.6, 80.4), (60.5, 59.5)] {
+      var one = Self.image([(1, x, y)], sigma: 9)
+      // The gains' few percent: one of the four cells 3 % high.
+      let k = Int(y / Self.pitch - 0.5) * Self.columns + Int(x / Self.pitch + 0.5)
+      one[k] = Force_mN(newtons: one[k].newtons * 1.03)
+      finder.find(&one, into: &contacts)
+      #expect(contacts.count == 1, "one press at (\(x), \(y)): \(contacts.count) contacts")
+    }
+  }
+
   @Test func weakImagesHaveNoContacts() {
     var finder = Self.finder(.parabolic)
     var contacts = ContactList()
