@@ -53,7 +53,8 @@ extension Baseline {
   /// effective baseline (Q16 counts), `force` its calibrated force;
   /// `falling` says the cell's recent mean is clearly below the baseline
   /// (it then drifts at the fast downward rate, otherwise at the slow one).
-  /// `drift` is false during the hold after a release; `reseedLevel` (mN
+  /// `drift` is false while the cell is held (during the hold after a
+  /// release, unless it reads within its noise); `reseedLevel` (mN
   /// Q10) is this cell's (the board's, or its noise's multiple if larger).
   /// Returns true when the baseline was re-seeded.
   @inline(__always)

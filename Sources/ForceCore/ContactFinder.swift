@@ -357,8 +357,9 @@ public struct ContactFinder: Sendable {
   /// together carry at least half of `k`'s force (a second press spreading
   /// away from the first). One press at a cell's corner leaves `k`'s far
   /// side a third of it or less (on the widest spreading); two fingers
-  /// whose cells meet at a corner leave the weaker no other maximum. Whether the two are one contact is then
-  /// `saddleJoins`'s (the cells at their shared corner must dip).
+  /// whose cells meet at a corner leave the weaker no other maximum.
+  /// Whether the two are one contact is then `saddleJoins`'s (the cells at
+  /// their shared corner must dip).
   mutating func standsApart(_ k: Int, row: Int, col: Int, _ image: inout CellArray<Force_mN>) -> Bool {
     let f = Int64(image[k].rawValue)
     for dy in stride(from: -1, through: 1, by: 2) {

@@ -90,8 +90,6 @@ public struct ForcePipeline: Sendable {
   var finder: ContactFinder
   var gate: TouchGate
   let rules: BaselineRules
-  /// The rules during a hold: both directions at the slow rate.
-  let holdRules: BaselineRules
   let holdFrames: Int32
   let maxOnFrames: Int
   let seedFrames: Int
@@ -122,9 +120,6 @@ public struct ForcePipeline: Sendable {
     self.finder = ContactFinder(geometry: geometry, configuration: configuration)
     self.gate = TouchGate(configuration)
     self.rules = BaselineRules(configuration)
-    var holdRules = rules
-    holdRules.downShift = rules.upShift
-    self.holdRules = holdRules
     self.holdFrames = Int32(min(configuration.frames(configuration.holdAfterRelease_ms), 1 << 30))
     self.maxOnFrames = configuration.maxOn_ms > 0 ? configuration.frames(configuration.maxOn_ms) : 0
     self.seedFrames = max(1, configuration.seedFrames)
@@ -262,10 +257,6 @@ public struct ForcePipeline: Sendable {
         continue
       }
       cells[k].filter.observeNoise()
-      // The cell's recent mean (8 frames) against its baseline.
-      let recentDelta =
-        cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
-      let recent = Int64(cells[k].conversion.force(delta: Counts_Q16(rawValue: recentDelta)).rawValue)
       let sigma = Int64(max(noise.sigma[k], 1))
       // During the hold the baseline still drifts, slowly both ways, and
       // the noise is still measured, while the cell reads within three
@@ -285,14 +276,20 @@ public struct ForcePipeline: Sendable {
       // A plate's cells are re-seeded together (below); a grid's one by one.
       let level =
         plate ? Int32.max : max(rules.reseedLevel, Saturating.int32((Int64(noise.sigma[k]) &* reseedScale) >> 8))
-      // Fast downward drift only where the recent mean is clearly below
-      // the baseline: chosen by each noisy sample's sign, the asymmetry
-      // would hold the baseline half a noise below the cell's mean, and a
-      // contact summing many cells would read that much high for each.
-      let falling = recent < -sigma
+      // Fast downward drift only once settled, and where the recent mean
+      // (8 frames) is clearly below the baseline: chosen by each noisy
+      // sample's sign, the asymmetry would hold the baseline half a noise
+      // below the cell's mean, and a contact summing many cells would read
+      // that much high for each. (During the hold, slow both ways.)
+      var falling = false
+      if drift && settled {
+        let recent =
+          cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
+        falling = Int64(cells[k].conversion.force(delta: Counts_Q16(rawValue: recent)).rawValue) < -sigma
+      }
       let reseeded = cells[k].baseline.track(
-        delta: Counts_Q16(rawValue: cells[k].delta), force: image[k], falling: falling, drift: drift,
-        rules: settled ? rules : holdRules, reseedLevel: level)
+        delta: Counts_Q16(rawValue: cells[k].delta), force: image[k], falling: falling, drift: drift, rules: rules,
+        reseedLevel: level)
       reseeds &+= reseeded ? 1 : 0
     }
     if observed == n {

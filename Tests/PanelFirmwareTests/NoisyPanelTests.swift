@@ -79,7 +79,7 @@ import Testing
     // The learnt profile, not the Boussinesq family, is the model; its
     // tail is short, so it reaches three pitches.
     #expect(result.record.fit?.kernel == "profile", "\(String(describing: result.record.fit))")
-    #expect(result.record.fit?.profile?.count == SpreadProfile.knots(reach: SpreadProfile.reach))
+    #expect(result.record.fit?.profile?.count == SpreadProfile.knots(reach: SpreadProfile.shortReach))
     let residual = try #require(outcome.residual_pct)
     #expect(residual < 1.5, "fit residual \(residual) %")
     let force = try #require(outcome.verificationForce_pct)

@@ -11,8 +11,8 @@
 ///     load_k = F * g(r_k) / sum_m g(r_m)
 ///
 /// `g` is piecewise linear over knots a quarter pitch apart out to three
-/// pitches, or five for a long-tailed spreading (0 beyond), non-increasing, `g(0) = 1`. It holds whatever the
-/// overlay is (an elastic layer, a soft gel, a stiff skin with long tails):
+/// pitches, or five for a long-tailed spreading (0 beyond), non-increasing,
+/// `g(0) = 1`. It holds whatever the overlay is (an elastic layer, a soft gel, a stiff skin with long tails):
 /// the spreading and the cell's own area are both in it. The calibration
 /// fits it together with the cells' gains (alternating least squares,
 /// `CalibrationFit.fitGrid`), and the runtime takes from it how much of a
@@ -25,11 +25,11 @@ public struct SpreadProfile: Sendable, Equatable {
   /// Knots per pitch, and how far a profile reaches (pitches): three, or
   /// five where the session shows a long tail (`CalibrationFit`).
   public static let knotsPerPitch = 4
-  public static let reach = 3
+  public static let shortReach = 3
   public static let longReach = 5
   public static func knots(reach: Int) -> Int { knotsPerPitch * reach + 1 }
   /// The knots a record's profile may have.
-  public static var knotCounts: ClosedRange<Int> { knots(reach: reach)...knots(reach: longReach) }
+  public static var knotCounts: ClosedRange<Int> { knots(reach: shortReach)...knots(reach: longReach) }
 
   /// How far this profile reaches (pitches).
   public var reach: Int { (values.count - 1) / SpreadProfile.knotsPerPitch }
@@ -78,7 +78,7 @@ public struct SpreadProfile: Sendable, Equatable {
   /// The profile of Boussinesq spreading `depth` deep over square cells of
   /// `pitch` (the simulator's model, `SpreadingKernel.cellWeight`) out to
   /// `reach` pitches: the starting point of the fit.
-  public static func boussinesq(depth: Double, pitch: Double, reach: Int = reach) -> SpreadProfile {
+  public static func boussinesq(depth: Double, pitch: Double, reach: Int = shortReach) -> SpreadProfile {
     let centre = CellPosition(x_mm: 0, y_mm: 0)
     let kernel = SpreadingKernel.boussinesq(depth: depth)
     let zero = kernel.cellWeight(centre, pitch: pitch, x: 0, y: 0)
