@@ -27,7 +27,13 @@ echo "== build" >&2
 swift build --build-tests
 
 echo "== swift test" >&2
-swift test --skip-build
+swift test --skip-build --skip HoldUpTests
+
+# The hold-up bounds are wall-clock figures (two frame periods, 100 ms to a
+# SIGTERM): they measure panelctl, so they run alone, not beside 500 other
+# tests sharing the machine's cores.
+echo "== swift test: HoldUpTests alone (frame gaps against wall time)" >&2
+swift test --skip-build --filter HoldUpTests
 
 echo "== host side: TUIO through python-osc and python-tuio; the systemd unit; panelctl serve over WebSocket and in Chromium" >&2
 host_venv
