@@ -40,6 +40,7 @@ enum Settings {
     try int("debounceOff", &c.debounceOff)
     try int("seedFrames", &c.seedFrames)
     try int("driftUp_ms", &c.driftUp_ms)
+    try int("driftMin_ms", &c.driftMin_ms)
     try int("driftDown_ms", &c.driftDown_ms)
     try int("holdAfterRelease_ms", &c.holdAfterRelease_ms)
     try force("reseedLevel", &c.reseedLevel)

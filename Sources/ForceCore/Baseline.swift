@@ -12,32 +12,127 @@
 ///   parked with a load on it);
 /// - while touched, and for a hold after release, nothing drifts.
 ///
+/// How fast "slowly" is, each cell measures: a few candidate baselines
+/// follow the same untouched frames at the board's rate and at 2, 4, 8 ...
+/// times it, each scored by how far it was from the next sample (mean
+/// absolute prediction error), and the best-scoring one is the baseline.
+/// A cell with white noise only keeps the board's rate (a faster baseline
+/// only adds its own noise); a cell that wanders takes the rate at which
+/// following the wander costs less than the noise it lets in — the
+/// Kalman trade-off, measured instead of modelled.
+///
 /// Unlike capacitive controllers there is no band above which upward drift
 /// stops: a force panel's thermal drift can outrun any such band, and a
 /// force held below the touch threshold for seconds is drift, not a touch.
 public struct Baseline: Sendable {
-  /// The baseline at the reference temperature, Q47.16 counts.
+  /// The baseline at the reference temperature, Q47.16 counts: the chosen
+  /// candidate's.
   public var level: Counts_Q16
   /// Frames the delta has stayed below minus the re-seed level ...
   var negativeRun: Int32 = 0
   /// ... and the deltas of those frames summed, Q16 counts.
   var runSum: Int64 = 0
+  /// Candidate `j` follows at 2^j times the board's rate; its level is
+  /// `level + offsets[j]` (Q16 counts), so moving `level` moves them all.
+  var offsets: CandidateArray<Int64> = CandidateArray(repeating: 0)
+  /// Each candidate's mean absolute prediction error, Q16 counts.
+  var errors: CandidateArray<Int64> = CandidateArray(repeating: 0)
+  /// The candidate `level` is (its offset is 0).
+  public internal(set) var chosen: Int32 = 0
+  /// Frames the candidates have been scored on.
+  var scored: Int32 = 0
+  /// `level` as it was one and two snapshot periods ago (Q16 counts): what
+  /// a contact's onset rolls the drift back to.
+  var recent: Int64 = 0
+  var earlier: Int64 = 0
 
-  public init(level: Counts_Q16 = Counts_Q16(rawValue: 0)) { self.level = level }
+  public init(level: Counts_Q16 = Counts_Q16(rawValue: 0)) {
+    self.level = level
+    recent = level.rawValue
+    earlier = level.rawValue
+  }
+
+  /// Puts every candidate at `level` (seeded, or a load absorbed); their
+  /// scores stay.
+  public mutating func reset(to level: Counts_Q16) {
+    self.level = level
+    recent = level.rawValue
+    earlier = level.rawValue
+    for j in 0..<BaselineRules.maxCandidates { offsets[j] = 0 }
+  }
+
+  /// Moves the baseline at once by `counts` (Q16), its snapshots with it:
+  /// a re-seed is not drift, and no onset undoes it.
+  @inline(__always)
+  public mutating func move(by counts: Int64) {
+    level.rawValue &+= counts
+    recent &+= counts
+    earlier &+= counts
+  }
+
+  /// Whether `delta` (Q16 counts) is within three deviations of what the
+  /// board's slow rate misses (its candidate's score): the wander a cell
+  /// is followed through even when a faster rate has taken its measured
+  /// noise down to the white part.
+  @inline(__always)
+  func withinWander(_ delta: Int64, rules: BaselineRules) -> Bool {
+    guard rules.candidates > 1 else { return false }
+    // 3 deviations = 3 sqrt(pi/2) = 3.76 mean absolute errors.
+    let band = (errors[0] &* 15) >> 2
+    return delta <= band && delta >= 0 &- band
+  }
+
+  /// Takes a snapshot (every snapshot period).
+  @inline(__always)
+  mutating func snapshot() {
+    earlier = recent
+    recent = level.rawValue
+  }
+
+  /// A contact starts holding the cell: the drift of the last one to two
+  /// snapshot periods is undone. The contact's rising edge was below the
+  /// touch threshold then, and the baseline followed part of it (at a
+  /// wandering cell's fast rate, a few mN on every press).
+  @inline(__always)
+  mutating func rollBack() {
+    level.rawValue = earlier
+    recent = earlier
+  }
 }
+
+/// One value per candidate rate (`BaselineRules.maxCandidates`).
+public typealias CandidateArray<Element> = InlineArray<5, Element>
 
 /// The baseline rules in frame units, derived from `CoreConfiguration`.
 public struct BaselineRules: Sendable {
+  /// Most candidate rates a cell compares (the board's and up to 16 times it).
+  public static let maxCandidates = CandidateArray<Int64>.count
   public var upShift: Int
   public var downShift: Int
   public var reseedLevel: Int32
   public var reseedFrames: Int32
+  /// Candidate rates: the board's `upShift` and faster ones, down to
+  /// `driftMin_ms`.
+  public var candidates: Int
+  /// The prediction errors' average (2^-scoreShift per frame: four noise
+  /// windows, so that candidates a few tenths of a percent apart are told
+  /// apart) ...
+  public var scoreShift: Int
+  /// ... and how many frames are scored before the first change of rate
+  /// (a quarter of a noise window: until four windows have passed the
+  /// scores are running means of every frame so far).
+  public var scoreFrames: Int32
 
   public init(_ c: CoreConfiguration) {
     upShift = BaselineRules.shift(frames: c.frames(c.driftUp_ms))
     downShift = BaselineRules.shift(frames: c.frames(c.driftDown_ms))
     reseedLevel = c.reseedLevel.rawValue
     reseedFrames = Int32(max(1, c.reseedFrames))
+    let fastest = BaselineRules.shift(frames: c.frames(c.driftMin_ms))
+    candidates = min(BaselineRules.maxCandidates, max(1, upShift - fastest + 1))
+    let window = max(2, BaselineRules.shift(frames: c.frames(c.noiseWindow_ms)))
+    scoreShift = window + 2
+    scoreFrames = Int32(1) << Int32(window - 2)
   }
 
   /// The shift whose first-order time constant is closest to `frames`.
@@ -46,30 +141,32 @@ public struct BaselineRules: Sendable {
     while s < 30 && (1 << (s + 1)) <= frames + (frames >> 1) { s += 1 }
     return s
   }
+
+  /// Candidate `j`'s shift: the board's rate times 2^j, and never slower
+  /// than the fast downward rate while `falling`.
+  @inline(__always)
+  func shift(_ j: Int, falling: Bool) -> Int64 {
+    let s = max(upShift - j, 0)
+    return Int64(falling ? min(s, downShift) : s)
+  }
 }
 
 extension Baseline {
-  /// One untouched frame: `delta` is the filtered sample minus the
-  /// effective baseline (Q16 counts), `force` its calibrated force;
-  /// `falling` says the cell's recent mean is clearly below the baseline
-  /// (it then drifts at the fast downward rate, otherwise at the slow one).
-  /// `drift` is false while the cell is held (during the hold after a
-  /// release, unless it reads within its noise); `reseedLevel` (mN
-  /// Q10) is this cell's (the board's, or its noise's multiple if larger).
-  /// Returns true when the baseline was re-seeded.
+  /// One untouched frame (`Sample`); `reseedLevel` (mN Q10) is this
+  /// cell's (the board's, or its noise's multiple if larger). Returns true
+  /// when the baseline was re-seeded.
   @inline(__always)
-  public mutating func track(
-    delta: Counts_Q16, force: Force_mN, falling: Bool, drift: Bool, rules: BaselineRules, reseedLevel: Int32
-  ) -> Bool {
-    if force.rawValue < -reseedLevel {
+  public mutating func track(_ sample: Sample, rules: BaselineRules, reseedLevel: Int32) -> Bool {
+    let delta = sample.delta
+    if sample.force.rawValue < -reseedLevel {
       // Far below the baseline: only a sustained run re-seeds it, by the
       // run's mean (one noisy sample would leave its noise in the
       // baseline); a sample that slipped past the spike filter must not
       // drag it down.
       negativeRun &+= 1
-      runSum &+= delta.rawValue
+      runSum &+= delta
       if negativeRun >= rules.reseedFrames {
-        level.rawValue &+= runSum / Int64(negativeRun)
+        move(by: runSum / Int64(negativeRun))
         negativeRun = 0
         runSum = 0
         return true
@@ -78,11 +175,85 @@ extension Baseline {
     }
     negativeRun = 0
     runSum = 0
-    guard drift else { return false }
-    // Deltas are bounded by the 24-bit counts (Q16): no overflow.
-    let shift = falling ? rules.downShift : rules.upShift
-    level.rawValue &+= delta.rawValue &>> Int64(shift)  // shift is 0...30
+    guard sample.drift else { return false }
+    follow(sample, rules: rules)
     return false
+  }
+
+  /// What one untouched frame tells the baseline.
+  public struct Sample: Sendable {
+    /// The filtered sample minus the effective baseline, Q16 counts: what
+    /// the baseline follows ...
+    public var delta: Int64
+    /// ... and the unfiltered one, what the candidates are scored on (its
+    /// noise is independent of every earlier sample's; the median filter's
+    /// outputs are not, and would favour the fastest rate on white noise).
+    public var raw: Int64
+    /// `delta`'s calibrated force.
+    public var force: Force_mN
+    /// The cell's recent mean is clearly below the baseline: it drifts at
+    /// the fast downward rate, otherwise at the slow one.
+    public var falling: Bool
+    /// It reads within three noises: only then may a faster candidate rate
+    /// follow it.
+    public var quiet: Bool
+    /// False while the cell is held (during the hold after a release,
+    /// unless it reads within its noise or wander).
+    public var drift: Bool
+
+    @inline(__always)
+    public init(delta: Int64, raw: Int64, force: Force_mN, falling: Bool, quiet: Bool, drift: Bool) {
+      self.delta = delta
+      self.raw = raw
+      self.force = force
+      self.falling = falling
+      self.quiet = quiet
+      self.drift = drift
+    }
+  }
+
+  /// Moves every candidate toward the filtered sample, scores each on
+  /// the unfiltered one, and changes to a candidate whose score is better
+  /// by more than 1/512. (On white noise the board's rate scores better
+  /// than 16 times it by about 1/256, and the scores' own spread over four
+  /// noise windows is about 1/800: a cell whose seeding error made a fast
+  /// rate look better comes back.) A sample beyond the cell's noise (not
+  /// `quiet`: a finger's edge or tail, a light load) is followed at the
+  /// board's rate only and scores nothing: the faster rates are for what
+  /// looks like the cell's own wander. Deltas are bounded by the 24-bit
+  /// counts (Q16): no overflow.
+  @inline(__always)
+  mutating func follow(_ sample: Sample, rules: BaselineRules) {
+    let e = sample.delta
+    let falling = sample.falling
+    let count = min(rules.candidates, BaselineRules.maxCandidates)
+    guard sample.quiet && count > 1 else {
+      level.rawValue &+= e &>> rules.shift(0, falling: falling)
+      return
+    }
+    let step = e &>> rules.shift(Int(chosen), falling: falling)
+    level.rawValue &+= step
+    if scored < Int32.max { scored &+= 1 }
+    // A running mean over the first frames, then the noise window's average.
+    let s = Int64(min(rules.scoreShift, 31 - scored.leadingZeroBitCount))
+    var best = Int(chosen)
+    for j in 0..<count {
+      let ej = e &- offsets[j]
+      let rj = sample.raw &- offsets[j]
+      var miss = rj < 0 ? 0 &- rj : rj
+      // A sample far beyond the score (a press building up) counts as 8 of it.
+      let ceiling = (errors[j] &* 8) &+ (16 << 16)
+      if miss > ceiling { miss = ceiling }
+      errors[j] &+= (miss &- errors[j]) &>> s
+      offsets[j] &+= (ej &>> rules.shift(j, falling: falling)) &- step
+      if errors[j] < errors[best] { best = j }
+    }
+    let current = errors[Int(chosen)]
+    guard best != Int(chosen), scored >= rules.scoreFrames, errors[best] < current &- (current >> 9) else { return }
+    let moved = offsets[best]
+    level.rawValue &+= moved
+    for j in 0..<count { offsets[j] &-= moved }
+    chosen = Int32(best)
   }
 
   /// A touched frame: nothing drifts, runs restart.

@@ -12,7 +12,8 @@ public enum PeakInterpolation: Equatable, Sendable {
 /// turned into frame counts for the frame rate once, at setup.
 ///
 /// Defaults follow touch-controller practice (see docs/algorithms.md):
-/// asymmetric drift 4 s up / 1 s down, a 2 s hold after release, negative
+/// asymmetric drift 4 s up (as fast as 0.25 s where a cell wanders) /
+/// 1 s down, a 2 s hold after release, negative
 /// re-seed after 8 frames beyond half the touch threshold, a 20 s maximum
 /// on-time.
 public struct CoreConfiguration: Sendable {
@@ -42,8 +43,13 @@ public struct CoreConfiguration: Sendable {
 
   /// Frames averaged to seed the baselines at start.
   public var seedFrames: Int = 16
-  /// Time constant of the baseline drifting toward a larger force.
+  /// Time constant of the baseline drifting toward a larger force: the
+  /// slowest a cell's baseline follows at ...
   public var driftUp_ms: Int = 4000
+  /// ... and the fastest it may take where its measured wander needs it
+  /// (`driftUp_ms` / 2^j candidates down to this; `driftUp_ms` or more:
+  /// one fixed rate).
+  public var driftMin_ms: Int = 250
   /// Time constant of the baseline drifting toward a smaller force.
   public var driftDown_ms: Int = 1000
   /// Baselines stay frozen this long after the last contact ends.

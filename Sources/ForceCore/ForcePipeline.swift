@@ -91,6 +91,11 @@ public struct ForcePipeline: Sendable {
   var gate: TouchGate
   let rules: BaselineRules
   let holdFrames: Int32
+  /// A contact's onset undoes the baseline drift of the last 1–2 of these
+  /// periods (`rollBack_ms`: longer than a tap's rise below the threshold).
+  static let rollBack_ms = 50
+  let snapshotFrames: Int32
+  var sinceSnapshot: Int32 = 0
   let maxOnFrames: Int
   let seedFrames: Int
   /// Grid shape (`columns == 0`: a plate on supports) and the cells a
@@ -120,7 +125,10 @@ public struct ForcePipeline: Sendable {
     self.finder = ContactFinder(geometry: geometry, configuration: configuration)
     self.gate = TouchGate(configuration)
     self.rules = BaselineRules(configuration)
-    self.holdFrames = Int32(min(configuration.frames(configuration.holdAfterRelease_ms), 1 << 30))
+    // At least one frame: a held cell has `hold == holdFrames`, and with 0
+    // an untouched cell would count as held for ever.
+    self.holdFrames = Int32(max(1, min(configuration.frames(configuration.holdAfterRelease_ms), 1 << 30)))
+    self.snapshotFrames = Int32(max(1, min(configuration.frames(Self.rollBack_ms), 1 << 20)))
     self.maxOnFrames = configuration.maxOn_ms > 0 ? configuration.frames(configuration.maxOn_ms) : 0
     self.seedFrames = max(1, configuration.seedFrames)
     self.temperature = Temperature_C(rawValue: 25 << 8)
@@ -215,7 +223,7 @@ public struct ForcePipeline: Sendable {
     for k in 0..<n where cells[k].hold > 0 { cells[k].hold -= 1 }
     if columns == 0 {
       guard touched else { return }
-      for k in 0..<n { cells[k].hold = holdFrames }
+      for k in 0..<n { hold(k) }
       return
     }
     for i in 0..<contacts.count {
@@ -231,10 +239,18 @@ public struct ForcePipeline: Sendable {
       for r in max(0, row - freezeRadius)...min(rows - 1, row + freezeRadius) {
         for cc in max(0, col - freezeRadius)...min(columns - 1, col + freezeRadius) {
           let k = r * columns + cc
-          if k < n { cells[k].hold = holdFrames }
+          if k < n { hold(k) }
         }
       }
     }
+  }
+
+  /// Holds cell `k` (its hold counted down once already this frame); a
+  /// cell that was not held in the last frame rolls its drift back.
+  @inline(__always)
+  mutating func hold(_ k: Int) {
+    if cells[k].hold < holdFrames - 1 { cells[k].baseline.rollBack() }
+    cells[k].hold = holdFrames
   }
 
   /// Baseline tracking and noise measurement of the cells not held: drift
@@ -250,24 +266,30 @@ public struct ForcePipeline: Sendable {
     let sinking = plate && total < -plateReseedLevel
     var reseeds: UInt32 = 0
     var observed = 0
+    sinceSnapshot &+= 1
+    let snapshot = sinceSnapshot >= snapshotFrames
+    if snapshot { sinceSnapshot = 0 }
     for k in 0..<n {
       let hold = cells[k].hold
+      if snapshot { cells[k].baseline.snapshot() }
       if hold == holdFrames {
         cells[k].baseline.freeze()
         continue
       }
       cells[k].filter.observeNoise()
       let sigma = Int64(max(noise.sigma[k], 1))
-      // During the hold the baseline still drifts, slowly both ways, and
-      // the noise is still measured, while the cell reads within three
-      // noises: a released press's cells still carry its fall and its
-      // creep's recovery, but the cells around it only wander, and a run
-      // of presses would otherwise freeze them for as long as it lasts
-      // (their wander building up under every contact, their noise never
-      // measured: thresholds left at the white noise seeded at start).
+      // During the hold the baseline still drifts, and the noise is still
+      // measured, while the cell reads within three noises (its own, or
+      // the wander the board's slow rate leaves it): a released press's
+      // cells still carry its fall and its creep's recovery, but the cells
+      // around it only wander, and a run of presses would otherwise freeze
+      // them for as long as it lasts (their wander building up under every
+      // contact, their noise never measured: thresholds left at the white
+      // noise seeded at start).
       let settled = hold == 0
       let quiet = abs(Int64(image[k].rawValue)) <= 3 * sigma
-      let drift = (settled || quiet) && !sinking
+      let wandering = quiet || cells[k].baseline.withinWander(cells[k].delta, rules: rules)
+      let drift = (settled || wandering) && !sinking
       if drift {
         cells[k].residual.observe(image[k].rawValue, shift: noiseShift)
         updateNoise(of: k)
@@ -287,9 +309,10 @@ public struct ForcePipeline: Sendable {
           cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
         falling = Int64(cells[k].conversion.force(delta: Counts_Q16(rawValue: recent)).rawValue) < -sigma
       }
-      let reseeded = cells[k].baseline.track(
-        delta: Counts_Q16(rawValue: cells[k].delta), force: image[k], falling: falling, drift: drift, rules: rules,
-        reseedLevel: level)
+      let raw = (Int64(cells[k].filter.old) << 16) &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
+      let sample = Baseline.Sample(
+        delta: cells[k].delta, raw: raw, force: image[k], falling: falling, quiet: quiet, drift: drift)
+      let reseeded = cells[k].baseline.track(sample, rules: rules, reseedLevel: level)
       reseeds &+= reseeded ? 1 : 0
     }
     if observed == n {
@@ -324,7 +347,7 @@ public struct ForcePipeline: Sendable {
     for k in 0..<n { cells[k].plateSum &+= cells[k].delta }
     guard plateRun >= rules.reseedFrames else { return 0 }
     for k in 0..<n {
-      cells[k].baseline.level.rawValue &+= cells[k].plateSum / Int64(plateRun)
+      cells[k].baseline.move(by: cells[k].plateSum / Int64(plateRun))
       cells[k].plateSum = 0
     }
     plateRun = 0
@@ -447,8 +470,9 @@ public struct ForcePipeline: Sendable {
     guard isSeeded else { return }
     var squares: Int64 = 0
     for k in 0..<n {
-      cells[k].baseline.level.rawValue =
-        cells[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue
+      cells[k].baseline.reset(
+        to: Counts_Q16(
+          rawValue: cells[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue))
       let white = cells[k].conversion.force(delta: cells[k].filter.noise).rawValue
       cells[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white))
       updateNoise(of: k)
@@ -462,7 +486,7 @@ public struct ForcePipeline: Sendable {
   /// cell's recent mean, not one noisy sample).
   mutating func absorbLoad() {
     for k in 0..<min(geometry.cellCount, Capacity.cells) {
-      cells[k].baseline.level.rawValue = cells[k].average - cells[k].conversion.zeroShift.rawValue
+      cells[k].baseline.reset(to: Counts_Q16(rawValue: cells[k].average - cells[k].conversion.zeroShift.rawValue))
       cells[k].baseline.freeze()
       cells[k].hold = 0
       image[k] = .zero

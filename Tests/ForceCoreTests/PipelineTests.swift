@@ -119,14 +119,16 @@ struct PlateRig {
     #expect(!sawContact)
     #expect(!rig.pipeline.touched)
     // A press is frozen out of the baseline: its force stays (plus the
-    // baseline's lag behind the ramp, 2 mN/s x 3.2 s per cell).
+    // baseline's lag behind the ramp: at the board's rate 2 mN/s x 3.2 s
+    // per cell, less where a cell has taken a faster rate).
     let press = PlateRig.loads(newtons: 1, x: 80, y: 50)
     for _ in 0..<3 { rig.step(loads: press, extra: [40, 40, 40, 40]) }
     let before = rig.pipeline.baseline(of: 0)
     for _ in 0..<960 { rig.step(loads: press, extra: [40, 40, 40, 40]) }
     #expect(rig.pipeline.touched)
     #expect(rig.pipeline.baseline(of: 0) == before)
-    #expect(abs(rig.pipeline.contacts[0].force.newtons - 1.026) < 0.01)
+    let force = rig.pipeline.contacts[0].force.newtons
+    #expect(force >= 0.999 && force <= 1.036, "\(force) N")
   }
 
   @Test func holdsTheBaselineAfterARelease() {

@@ -163,6 +163,7 @@ extension DetectionSettings {
     maxOn_s = try t.optionalDouble("max_on_s", in: .maxOn_s) ?? maxOn_s
     holdAfterRelease_s = try t.optionalDouble("hold_s", in: .holdAfterRelease_s) ?? holdAfterRelease_s
     driftUp_s = try t.optionalDouble("drift_up_s", in: .timeConstant_s) ?? driftUp_s
+    driftMin_s = try t.optionalDouble("drift_min_s", in: .timeConstant_s) ?? driftMin_s
     driftDown_s = try t.optionalDouble("drift_down_s", in: .timeConstant_s) ?? driftDown_s
     cellFloor_n = try t.optionalDouble("cell_floor_n", in: .force_n) ?? cellFloor_n
     spikeFilter = try t.optionalBool("spike_filter") ?? spikeFilter

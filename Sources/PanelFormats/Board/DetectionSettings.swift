@@ -13,6 +13,9 @@ public struct DetectionSettings: Sendable, Equatable {
   public var maxOn_s = 20.0
   public var holdAfterRelease_s = 2.0
   public var driftUp_s = 4.0
+  /// The fastest baseline a wandering cell may take (`drift_up_s` or more:
+  /// one fixed rate).
+  public var driftMin_s = 0.25
   public var driftDown_s = 1.0
   public var cellFloor_n = 0.01
   public var spikeFilter = true
@@ -23,7 +26,7 @@ public struct DetectionSettings: Sendable, Equatable {
   /// The keys `[detection]` may hold.
   public static let keys = [
     "touch_on_n", "touch_off_n", "debounce_frames", "max_on_s", "hold_s", "drift_up_s",
-    "drift_down_s", "cell_floor_n", "spike_filter", "interpolation", "noise_on", "noise_off",
+    "drift_min_s", "drift_down_s", "cell_floor_n", "spike_filter", "interpolation", "noise_on", "noise_off",
   ]
 
   /// - Parameter maxForce_n: the panel's maximumPossibleForce in newtons: a
@@ -41,6 +44,7 @@ public struct DetectionSettings: Sendable, Equatable {
     c.maxOn_ms = DetectionSettings.milliseconds(maxOn_s)
     c.holdAfterRelease_ms = DetectionSettings.milliseconds(holdAfterRelease_s)
     c.driftUp_ms = DetectionSettings.milliseconds(driftUp_s)
+    c.driftMin_ms = DetectionSettings.milliseconds(driftMin_s)
     c.driftDown_ms = DetectionSettings.milliseconds(driftDown_s)
     c.reseedLevel = Force_mN(newtons: touchOn_n / 2)
     c.cellFloor = Force_mN(newtons: cellFloor_n)
