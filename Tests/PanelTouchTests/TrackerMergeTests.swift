@@ -56,4 +56,30 @@ import Testing
     let final = seen.filter { $0.phase.isFinal }
     #expect(final.map(\.phase) == [.ended] && final.first?.id == 2)
   }
+
+  /// A releasing finger next to a stronger one loses its own peak in the
+  /// other's spread and ends; its peak flickering back for one frame is
+  /// not a new touch (a strong contact elsewhere, or there after the
+  /// settling frames, still starts on its first frame).
+  @Test func aFlickerWhereATouchJustEndedIsNoNewTouch() throws {
+    let board = try Repo.board("sim-grid")
+    var tracker = Tracker(settings: TrackerSettings(board: board))
+    var seen: [TrackedTouch] = []
+    for _ in 0..<20 { seen = Self.step(&tracker, [(50, 80, 0.8), (50, 34, 0.9)]) }
+    let releasing = try #require(seen.first { $0.y.rawValue > 60_000 }).id
+    seen = []
+    for _ in 0..<3 { seen += Self.step(&tracker, [(50, 34, 0.9)]) }
+    #expect(seen.filter { $0.phase.isFinal }.map(\.id) == [releasing])
+    seen = Self.step(&tracker, [(50, 80, 0.66), (50, 34, 0.9)])
+    seen += Self.step(&tracker, [(50, 34, 0.9)])
+    seen += Self.step(&tracker, [(50, 34, 0.9)])
+    #expect(!seen.contains { $0.phase == .began }, "\(seen)")
+    // Elsewhere, a strong contact is a touch on its first frame ...
+    seen = Self.step(&tracker, [(120, 80, 0.66), (50, 34, 0.9)])
+    #expect(seen.contains { $0.phase == .began && $0.id == 3 }, "\(seen)")
+    // ... and where the touch ended too, once it has settled.
+    for _ in 0..<10 { _ = Self.step(&tracker, [(50, 34, 0.9)]) }
+    seen = Self.step(&tracker, [(50, 80, 0.66), (50, 34, 0.9)])
+    #expect(seen.contains { $0.phase == .began && $0.id == 4 }, "\(seen)")
+  }
 }

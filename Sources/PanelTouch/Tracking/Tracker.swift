@@ -106,6 +106,12 @@ public struct Tracker: Sendable {
   var trackCount = 0
   var nextID: UInt32 = 1
   var invalidRun = 0
+  /// Where touches ended in the last `Tracker.settleFrames` frames, and
+  /// how many frames ago: a contact that comes back there at once (a
+  /// releasing finger's peak flickering in another's spread) is debounced
+  /// in full, not started on one strong frame.
+  var ended: InlineArray<4, (x: Int32, y: Int32, age: Int32)> = InlineArray(repeating: (0, 0, Int32.max))
+  static let settleFrames: Int32 = 8
 
   public init(settings: TrackerSettings) { self.settings = settings }
 
@@ -161,6 +167,7 @@ public struct Tracker: Sendable {
     case .measured:
       invalidRun = 0
     }
+    for e in 0..<ended.count where ended[e].age < Int32.max { ended[e].age += 1 }
     let claimed = associate(&contacts)
     startCandidates(&contacts, except: claimed)
     for i in 0..<trackCount { advance(i, &contacts) }
@@ -245,7 +252,7 @@ public struct Tracker: Sendable {
       t.force = contact.force
       t.run += 1
       let sure = 2 * Int64(contact.force.rawValue) >= 3 * Int64(settings.touchOn.rawValue)
-        && 2 * Int64(contact.snr_Q8) >= 3 * Int64(settings.noiseOn_Q8)
+        && 2 * Int64(contact.snr_Q8) >= 3 * Int64(settings.noiseOn_Q8) && !justEnded(near: t.x, t.y)
       if (t.run >= settings.debounce || sure) && activeCount < settings.maxTouches {
         t.active = true
         activeCount += 1
@@ -358,11 +365,31 @@ public struct Tracker: Sendable {
       if t.active { insertReport(t.report) }
       if t.active && t.phase.isFinal {
         activeCount -= 1
+        if t.phase == .ended { noteEnded(t) }
         remove(i)
         continue
       }
       i += 1
     }
+  }
+
+  /// Remembers where a touch ended (in place of the oldest entry).
+  mutating func noteEnded(_ t: Track) {
+    var oldest = 0
+    for e in 1..<ended.count where ended[e].age > ended[oldest].age { oldest = e }
+    ended[oldest] = (t.x, t.y, 0)
+  }
+
+  /// Whether a touch ended within the gate of (`x`, `y`) in the last
+  /// `settleFrames` frames.
+  func justEnded(near x: Int32, _ y: Int32) -> Bool {
+    let gate = Int64(settings.gate.rawValue)
+    for e in 0..<ended.count where ended[e].age <= Tracker.settleFrames {
+      let dx = Int64(ended[e].x) - Int64(x)
+      let dy = Int64(ended[e].y) - Int64(y)
+      if dx * dx + dy * dy <= gate * gate { return true }
+    }
+    return false
   }
 
   mutating func insertReport(_ touch: TrackedTouch) {
