@@ -13,7 +13,7 @@
 /// - while touched, and for a hold after release, nothing drifts.
 ///
 /// How fast "slowly" is, each cell measures: a few candidate baselines
-/// follow the same untouched frames at the board's rate and at 2, 4, 8 ...
+/// follow the same untouched frames at the board's rate and at 4 and 16
 /// times it, each scored by how far it was from the next sample (mean
 /// absolute prediction error), and the best-scoring one is the baseline.
 /// A cell with white noise only keeps the board's rate (a faster baseline
@@ -32,11 +32,15 @@ public struct Baseline: Sendable {
   var negativeRun: Int32 = 0
   /// ... and the deltas of those frames summed, Q16 counts.
   var runSum: Int64 = 0
-  /// Candidate `j` follows at 2^j times the board's rate; its level is
+  /// Candidate `j` follows at 4^j times the board's rate; its level is
   /// `level + offsets[j]` (Q16 counts), so moving `level` moves them all.
-  var offsets: CandidateArray<Int64> = CandidateArray(repeating: 0)
+  /// 32 bits (within 32 768 counts of the chosen one, saturated) and 32-bit
+  /// scores keep a cell at 64 bytes more than one fixed rate needs (16 KiB
+  /// for 256 cells: the firmware holds the pipeline on a microcontroller's
+  /// stack).
+  var offsets: CandidateArray<Int32> = CandidateArray(repeating: 0)
   /// Each candidate's mean absolute prediction error, Q16 counts.
-  var errors: CandidateArray<Int64> = CandidateArray(repeating: 0)
+  var errors: CandidateArray<Int32> = CandidateArray(repeating: 0)
   /// The candidate `level` is (its offset is 0).
   public internal(set) var chosen: Int32 = 0
   /// Frames the candidates have been scored on.
@@ -78,7 +82,7 @@ public struct Baseline: Sendable {
   func withinWander(_ delta: Int64, rules: BaselineRules) -> Bool {
     guard rules.candidates > 1 else { return false }
     // 3 deviations = 3 sqrt(pi/2) = 3.76 mean absolute errors.
-    let band = (errors[0] &* 15) >> 2
+    let band = (Int64(errors[0]) &* 15) >> 2
     return delta <= band && delta >= 0 &- band
   }
 
@@ -101,7 +105,7 @@ public struct Baseline: Sendable {
 }
 
 /// One value per candidate rate (`BaselineRules.maxCandidates`).
-public typealias CandidateArray<Element> = InlineArray<5, Element>
+public typealias CandidateArray<Element> = InlineArray<3, Element>
 
 /// The baseline rules in frame units, derived from `CoreConfiguration`.
 public struct BaselineRules: Sendable {
@@ -129,7 +133,7 @@ public struct BaselineRules: Sendable {
     reseedLevel = c.reseedLevel.rawValue
     reseedFrames = Int32(max(1, c.reseedFrames))
     let fastest = BaselineRules.shift(frames: c.frames(c.driftMin_ms))
-    candidates = min(BaselineRules.maxCandidates, max(1, upShift - fastest + 1))
+    candidates = min(BaselineRules.maxCandidates, max(1, (upShift - fastest) / 2 + 1))
     let window = max(2, BaselineRules.shift(frames: c.frames(c.noiseWindow_ms)))
     scoreShift = window + 2
     scoreFrames = Int32(1) << Int32(window - 2)
@@ -142,11 +146,14 @@ public struct BaselineRules: Sendable {
     return s
   }
 
-  /// Candidate `j`'s shift: the board's rate times 2^j, and never slower
+  /// Candidate `j`'s shift: the board's rate times 4^j (a factor of two
+  /// from the best rate costs about an eighth more baseline error, and
+  /// each candidate costs every untouched cell its work every frame), and
+  /// never slower
   /// than the fast downward rate while `falling`.
   @inline(__always)
   func shift(_ j: Int, falling: Bool) -> Int64 {
-    let s = max(upShift - j, 0)
+    let s = max(upShift - 2 * j, 0)
     return Int64(falling ? min(s, downShift) : s)
   }
 }
@@ -238,21 +245,23 @@ extension Baseline {
     let s = Int64(min(rules.scoreShift, 31 - scored.leadingZeroBitCount))
     var best = Int(chosen)
     for j in 0..<count {
-      let ej = e &- offsets[j]
-      let rj = sample.raw &- offsets[j]
+      let offset = Int64(offsets[j])
+      let ej = e &- offset
+      let rj = sample.raw &- offset
       var miss = rj < 0 ? 0 &- rj : rj
       // A sample far beyond the score (a press building up) counts as 8 of it.
-      let ceiling = (errors[j] &* 8) &+ (16 << 16)
+      let score = Int64(errors[j])
+      let ceiling = (score &* 8) &+ (16 << 16)
       if miss > ceiling { miss = ceiling }
-      errors[j] &+= (miss &- errors[j]) &>> s
-      offsets[j] &+= (ej &>> rules.shift(j, falling: falling)) &- step
+      errors[j] = Saturating.int32(score &+ ((miss &- score) &>> s))
+      offsets[j] = Saturating.int32(offset &+ (ej &>> rules.shift(j, falling: falling)) &- step)
       if errors[j] < errors[best] { best = j }
     }
     let current = errors[Int(chosen)]
     guard best != Int(chosen), scored >= rules.scoreFrames, errors[best] < current &- (current >> 9) else { return }
     let moved = offsets[best]
-    level.rawValue &+= moved
-    for j in 0..<count { offsets[j] &-= moved }
+    level.rawValue &+= Int64(moved)
+    for j in 0..<count { offsets[j] = Saturating.int32(Int64(offsets[j]) &- Int64(moved)) }
     chosen = Int32(best)
   }
 

@@ -47,7 +47,7 @@ public struct CoreConfiguration: Sendable {
   /// slowest a cell's baseline follows at ...
   public var driftUp_ms: Int = 4000
   /// ... and the fastest it may take where its measured wander needs it
-  /// (`driftUp_ms` / 2^j candidates down to this; `driftUp_ms` or more:
+  /// (`driftUp_ms` / 4^j candidates down to this; `driftUp_ms` or more:
   /// one fixed rate).
   public var driftMin_ms: Int = 250
   /// Time constant of the baseline drifting toward a smaller force.
