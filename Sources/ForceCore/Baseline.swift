@@ -10,7 +10,9 @@
 /// - a delta below minus the re-seed level for a run of frames moves the
 ///   baseline at once, by the run's mean delta (the panel was seeded or
 ///   parked with a load on it);
-/// - while touched, and for a hold after release, nothing drifts.
+/// - while touched nothing drifts, and for a hold after release only a
+///   cell that reads within its noise or wander (`ForcePipeline.track`);
+///   a contact's onset undoes the drift of the last 50-100 ms (`rollBack`).
 ///
 /// How fast "slowly" is, each cell measures: a few candidate baselines
 /// follow the same untouched frames at the board's rate and at 4 and 16
