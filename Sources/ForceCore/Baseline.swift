@@ -37,7 +37,7 @@ public struct Baseline: Sendable {
   /// Candidate `j` follows at 4^j times the board's rate; its level is
   /// `level + offsets[j]` (Q16 counts), so moving `level` moves them all.
   /// 32 bits (within 32 768 counts of the chosen one, saturated) and 32-bit
-  /// scores keep a cell at 64 bytes more than one fixed rate needs (16 KiB
+  /// scores keep a cell at 48 bytes more than one fixed rate needs (12 KiB
   /// for 256 cells: the firmware holds the pipeline on a microcontroller's
   /// stack).
   var offsets: CandidateArray<Int32> = CandidateArray(repeating: 0)
