@@ -37,16 +37,23 @@ public struct Baseline: Sendable {
   /// Candidate `j` follows at 4^j times the board's rate; its level is
   /// `level + offsets[j]` (Q16 counts), so moving `level` moves them all.
   /// 32 bits (within 32 768 counts of the chosen one, saturated) and 32-bit
-  /// scores keep a cell at 48 bytes more than one fixed rate needs (12 KiB
-  /// for 256 cells: the firmware holds the pipeline on a microcontroller's
-  /// stack).
+  /// scores keep a cell at 72 bytes more than one fixed rate needs, the
+  /// period's sums and the snapshots included (18 KiB for 256 cells: the
+  /// firmware holds the pipeline on a microcontroller's stack).
   var offsets: CandidateArray<Int32> = CandidateArray(repeating: 0)
   /// Each candidate's mean absolute prediction error, Q16 counts.
   var errors: CandidateArray<Int32> = CandidateArray(repeating: 0)
   /// The candidate `level` is (its offset is 0).
   public internal(set) var chosen: Int32 = 0
-  /// Frames the candidates have been scored on.
+  /// Periods the candidates have been scored on.
   var scored: Int32 = 0
+  /// The other candidates follow once a period (`BaselineRules.period`
+  /// quiet frames), from sums: frames so far, the chosen level's movement
+  /// since the period began, and the samples' deltas from where the level
+  /// stood then, summed (Q16 counts).
+  var pending: Int32 = 0
+  var pendingMove: Int64 = 0
+  var pendingDelta: Int64 = 0
   /// `level` as it was one and two snapshot periods ago (Q16 counts): what
   /// a contact's onset rolls the drift back to.
   var recent: Int64 = 0
@@ -65,6 +72,15 @@ public struct Baseline: Sendable {
     recent = level.rawValue
     earlier = level.rawValue
     for j in 0..<BaselineRules.maxCandidates { offsets[j] = 0 }
+    restartPeriod()
+  }
+
+  /// Drops the period's sums (the level moved at once).
+  @inline(__always)
+  mutating func restartPeriod() {
+    pending = 0
+    pendingMove = 0
+    pendingDelta = 0
   }
 
   /// Moves the baseline at once by `counts` (Q16), its snapshots with it:
@@ -74,6 +90,7 @@ public struct Baseline: Sendable {
     level.rawValue &+= counts
     recent &+= counts
     earlier &+= counts
+    restartPeriod()
   }
 
   /// Whether `delta` (Q16 counts) is within three deviations of what the
@@ -103,6 +120,7 @@ public struct Baseline: Sendable {
   mutating func rollBack() {
     level.rawValue = earlier
     recent = earlier
+    restartPeriod()
   }
 }
 
@@ -111,6 +129,9 @@ public typealias CandidateArray<Element> = InlineArray<3, Element>
 
 /// The baseline rules in frame units, derived from `CoreConfiguration`.
 public struct BaselineRules: Sendable {
+  /// Quiet frames per candidate update and score (their work is a
+  /// cell's largest per frame; the chosen level follows every frame).
+  static let period: Int32 = 4
   /// Most candidate rates a cell compares (the board's and up to 16 times it).
   public static let maxCandidates = CandidateArray<Int64>.count
   public var upShift: Int
@@ -120,13 +141,13 @@ public struct BaselineRules: Sendable {
   /// Candidate rates: the board's `upShift` and faster ones, down to
   /// `driftMin_ms`.
   public var candidates: Int
-  /// The prediction errors' average (2^-scoreShift per frame: four noise
+  /// The prediction errors' average (2^-scoreShift per period: four noise
   /// windows, so that candidates a few tenths of a percent apart are told
   /// apart) ...
   public var scoreShift: Int
-  /// ... and how many frames are scored before the first change of rate
+  /// ... and how many periods are scored before the first change of rate
   /// (a quarter of a noise window: until four windows have passed the
-  /// scores are running means of every frame so far).
+  /// scores are running means of every period so far).
   public var scoreFrames: Int32
 
   public init(_ c: CoreConfiguration) {
@@ -136,9 +157,11 @@ public struct BaselineRules: Sendable {
     reseedFrames = Int32(max(1, c.reseedFrames))
     let fastest = BaselineRules.shift(frames: c.frames(c.driftMin_ms))
     candidates = min(BaselineRules.maxCandidates, max(1, (upShift - fastest) / 2 + 1))
+    // Scored once a period (4 frames): four noise windows are as many
+    // periods as one window has frames.
     let window = max(2, BaselineRules.shift(frames: c.frames(c.noiseWindow_ms)))
-    scoreShift = window + 2
-    scoreFrames = Int32(1) << Int32(window - 2)
+    scoreShift = window
+    scoreFrames = Int32(1) << Int32(max(0, window - 4))
   }
 
   /// The shift whose first-order time constant is closest to `frames`.
@@ -241,14 +264,24 @@ extension Baseline {
       return
     }
     let step = e &>> rules.shift(Int(chosen), falling: falling)
-    level.rawValue &+= step
+    pending &+= 1
+    if pending < BaselineRules.period {
+      // The other candidates wait for the period's end: only its sums.
+      level.rawValue &+= step
+      pendingDelta &+= e &+ pendingMove
+      pendingMove &+= step
+      return
+    }
+    // The period's last frame: every candidate is scored on it (each as it
+    // stood before it, the chosen one at `level`, the others where they
+    // were when the period began) ...
     if scored < Int32.max { scored &+= 1 }
-    // A running mean over the first frames, then the noise window's average.
+    // A running mean over the first frames, then the score window's average.
     let s = Int64(min(rules.scoreShift, 31 - scored.leadingZeroBitCount))
-    var best = Int(chosen)
+    let c = Int(chosen)
+    var best = c
     for j in 0..<count {
-      let offset = Int64(offsets[j])
-      let ej = e &- offset
+      let offset = j == c ? 0 : Int64(offsets[j]) &- pendingMove
       let rj = sample.raw &- offset
       var miss = rj < 0 ? 0 &- rj : rj
       // A sample far beyond the score (a press building up) counts as 8 of it.
@@ -256,11 +289,26 @@ extension Baseline {
       let ceiling = (score &* 8) &+ (16 << 16)
       if miss > ceiling { miss = ceiling }
       errors[j] = Saturating.int32(score &+ ((miss &- score) &>> s))
-      offsets[j] = Saturating.int32(offset &+ (ej &>> rules.shift(j, falling: falling)) &- step)
+    }
+    // ... then follows the period's samples: the chosen one frame by frame,
+    // the others at once by their sum (a candidate pulled by 2^-shift of
+    // the sum of its distances from the period's samples, as four steps
+    // would pull it to within 4 x 2^-shift).
+    level.rawValue &+= step
+    let sum = pendingDelta &+ e &+ pendingMove
+    pendingMove &+= step
+    let n = Int64(pending)
+    for j in 0..<count where j != c {
+      let offset = Int64(offsets[j])
+      let pull = (sum &- n &* offset) &>> rules.shift(j, falling: falling)
+      offsets[j] = Saturating.int32(offset &+ pull &- pendingMove)
       if errors[j] < errors[best] { best = j }
     }
-    let current = errors[Int(chosen)]
-    guard best != Int(chosen), scored >= rules.scoreFrames, errors[best] < current &- (current >> 9) else { return }
+    pending = 0
+    pendingDelta = 0
+    pendingMove = 0
+    let current = errors[c]
+    guard best != c, scored >= rules.scoreFrames, errors[best] < current &- (current >> 9) else { return }
     let moved = offsets[best]
     level.rawValue &+= Int64(moved)
     for j in 0..<count { offsets[j] = Saturating.int32(Int64(offsets[j]) &- Int64(moved)) }
