@@ -188,7 +188,7 @@ extension Baseline {
   /// cell's (the board's, or its noise's multiple if larger). Returns true
   /// when the baseline was re-seeded.
   @inline(__always)
-  public mutating func track(_ sample: Sample, rules: BaselineRules, reseedLevel: Int32) -> Bool {
+  mutating func track(_ sample: Sample, rules: BaselineRules, reseedLevel: Int32) -> Bool {
     let delta = sample.delta
     if sample.force.rawValue < -reseedLevel {
       // Far below the baseline: only a sustained run re-seeds it, by the
@@ -213,35 +213,25 @@ extension Baseline {
   }
 
   /// What one untouched frame tells the baseline.
-  public struct Sample: Sendable {
+  struct Sample: Sendable {
     /// The filtered sample minus the effective baseline, Q16 counts: what
     /// the baseline follows ...
-    public var delta: Int64
+    var delta: Int64
     /// ... and the unfiltered one, what the candidates are scored on (its
     /// noise is independent of every earlier sample's; the median filter's
     /// outputs are not, and would favour the fastest rate on white noise).
-    public var raw: Int64
+    var raw: Int64
     /// `delta`'s calibrated force.
-    public var force: Force_mN
+    var force: Force_mN
     /// The cell's recent mean is clearly below the baseline: it drifts at
     /// the fast downward rate, otherwise at the slow one.
-    public var falling: Bool
+    var falling: Bool
     /// It reads within three noises: only then may a faster candidate rate
     /// follow it.
-    public var quiet: Bool
+    var quiet: Bool
     /// False while the cell is held (during the hold after a release,
     /// unless it reads within its noise or wander).
-    public var drift: Bool
-
-    @inline(__always)
-    public init(delta: Int64, raw: Int64, force: Force_mN, falling: Bool, quiet: Bool, drift: Bool) {
-      self.delta = delta
-      self.raw = raw
-      self.force = force
-      self.falling = falling
-      self.quiet = quiet
-      self.drift = drift
-    }
+    var drift: Bool
   }
 
   /// Moves every candidate toward the filtered sample, scores each on

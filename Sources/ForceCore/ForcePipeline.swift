@@ -302,14 +302,16 @@ public struct ForcePipeline: Sendable {
       // (8 frames) is clearly below the baseline: chosen by each noisy
       // sample's sign, the asymmetry would hold the baseline half a noise
       // below the cell's mean, and a contact summing many cells would read
-      // that much high for each. (During the hold, slow both ways.)
+      // that much high for each. (During the hold, the same rate both ways.)
       var falling = false
       if drift && settled {
         let recent =
           cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
         falling = Int64(cells[k].conversion.force(delta: Counts_Q16(rawValue: recent)).rawValue) < -sigma
       }
-      let raw = (Int64(cells[k].filter.old) << 16) &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
+      // The unfiltered sample's delta: the filtered one's, moved by what
+      // the median took off this frame's raw count.
+      let raw = cells[k].delta &+ ((Int64(cells[k].filter.old) &- Int64(cells[k].filtered)) << 16)
       let sample = Baseline.Sample(
         delta: cells[k].delta, raw: raw, force: image[k], falling: falling, quiet: quiet, drift: drift)
       let reseeded = cells[k].baseline.track(sample, rules: rules, reseedLevel: level)

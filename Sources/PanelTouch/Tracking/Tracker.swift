@@ -381,8 +381,9 @@ public struct Tracker: Sendable {
   }
 
   /// Whether a touch ended within the gate of (`x`, `y`) in the last
-  /// `settleFrames` frames.
-  func justEnded(near x: Int32, _ y: Int32) -> Bool {
+  /// `settleFrames` frames. (Mutating, as every reader of the tracker's
+  /// inline arrays: read in place.)
+  mutating func justEnded(near x: Int32, _ y: Int32) -> Bool {
     let gate = Int64(settings.gate.rawValue)
     for e in 0..<ended.count where ended[e].age <= Tracker.settleFrames {
       let dx = Int64(ended[e].x) - Int64(x)
