@@ -27,50 +27,55 @@
 /// stops: a force panel's thermal drift can outrun any such band, and a
 /// force held below the touch threshold for seconds is drift, not a touch.
 public struct Baseline: Sendable {
+  // Fields in order of alignment, 64-bit first: no padding (72 bytes).
   /// The baseline at the reference temperature, Q47.16 counts: the chosen
   /// candidate's.
   public var level: Counts_Q16
-  /// Frames the delta has stayed below minus the re-seed level ...
-  var negativeRun: Int32 = 0
-  /// ... and the deltas of those frames summed, Q16 counts.
+  /// The deltas of the frames below minus the re-seed level, summed (Q16
+  /// counts), ...
   var runSum: Int64 = 0
+  /// The other candidates follow once a period (`BaselineRules.period`
+  /// quiet frames), from sums: the chosen level's movement since the
+  /// period began, and the samples' deltas from where the level stood
+  /// then, summed (Q16 counts).
+  var pendingMove: Int64 = 0
+  var pendingDelta: Int64 = 0
+  /// ... and how many frames that has lasted.
+  var negativeRun: Int32 = 0
   /// Candidate `j` follows at 4^j times the board's rate; its level is
   /// `level + offsets[j]` (Q16 counts), so moving `level` moves them all.
-  /// 32 bits (within 32 768 counts of the chosen one, saturated) and 32-bit
-  /// scores keep a cell at 72 bytes more than one fixed rate needs, the
-  /// period's sums and the snapshots included (18 KiB for 256 cells: the
-  /// firmware holds the pipeline on a microcontroller's stack).
+  /// 32 bits (within 32 768 counts of the chosen one, saturated).
   var offsets: CandidateArray<Int32> = CandidateArray(repeating: 0)
   /// Each candidate's mean absolute prediction error, Q16 counts.
   var errors: CandidateArray<Int32> = CandidateArray(repeating: 0)
+  /// `level` as it was one and two snapshot periods ago, Q8 counts (to
+  /// 1/256 count): what a contact's onset rolls the drift back to.
+  var recent: Int32 = 0
+  var earlier: Int32 = 0
+  /// Periods the candidates have been scored on (saturates; scores average
+  /// over at most 2^15 periods, `BaselineRules.scoreShift`).
+  var scored: UInt16 = 0
   /// The candidate `level` is (its offset is 0).
-  public internal(set) var chosen: Int32 = 0
-  /// Periods the candidates have been scored on.
-  var scored: Int32 = 0
-  /// The other candidates follow once a period (`BaselineRules.period`
-  /// quiet frames), from sums: frames so far, the chosen level's movement
-  /// since the period began, and the samples' deltas from where the level
-  /// stood then, summed (Q16 counts).
-  var pending: Int32 = 0
-  var pendingMove: Int64 = 0
-  var pendingDelta: Int64 = 0
-  /// `level` as it was one and two snapshot periods ago (Q16 counts): what
-  /// a contact's onset rolls the drift back to.
-  var recent: Int64 = 0
-  var earlier: Int64 = 0
+  public internal(set) var chosen: UInt8 = 0
+  /// Frames of the current period so far.
+  var pending: UInt8 = 0
 
   public init(level: Counts_Q16 = Counts_Q16(rawValue: 0)) {
     self.level = level
-    recent = level.rawValue
-    earlier = level.rawValue
+    recent = Baseline.snapshotValue(level.rawValue)
+    earlier = recent
   }
+
+  /// A level (Q16 counts) as a snapshot (Q8 counts, saturated).
+  @inline(__always)
+  static func snapshotValue(_ level: Int64) -> Int32 { Saturating.int32(level &>> 8) }
 
   /// Puts every candidate at `level` (seeded, or a load absorbed); their
   /// scores stay.
   public mutating func reset(to level: Counts_Q16) {
     self.level = level
-    recent = level.rawValue
-    earlier = level.rawValue
+    recent = Baseline.snapshotValue(level.rawValue)
+    earlier = recent
     for j in 0..<BaselineRules.maxCandidates { offsets[j] = 0 }
     restartPeriod()
   }
@@ -88,8 +93,8 @@ public struct Baseline: Sendable {
   @inline(__always)
   public mutating func move(by counts: Int64) {
     level.rawValue &+= counts
-    recent &+= counts
-    earlier &+= counts
+    recent = Baseline.snapshotValue((Int64(recent) << 8) &+ counts)
+    earlier = Baseline.snapshotValue((Int64(earlier) << 8) &+ counts)
     restartPeriod()
   }
 
@@ -109,7 +114,7 @@ public struct Baseline: Sendable {
   @inline(__always)
   mutating func snapshot() {
     earlier = recent
-    recent = level.rawValue
+    recent = Baseline.snapshotValue(level.rawValue)
   }
 
   /// A contact starts holding the cell: the drift of the last one to two
@@ -118,7 +123,7 @@ public struct Baseline: Sendable {
   /// wandering cell's fast rate, a few mN on every press).
   @inline(__always)
   mutating func rollBack() {
-    level.rawValue = earlier
+    level.rawValue = Int64(earlier) << 8
     recent = earlier
     restartPeriod()
   }
@@ -131,7 +136,7 @@ public typealias CandidateArray<Element> = InlineArray<3, Element>
 public struct BaselineRules: Sendable {
   /// Quiet frames per candidate update and score (their work is a
   /// cell's largest per frame; the chosen level follows every frame).
-  static let period: Int32 = 4
+  static let period: UInt8 = 4
   /// Most candidate rates a cell compares (the board's and up to 16 times it).
   public static let maxCandidates = CandidateArray<Int64>.count
   public var upShift: Int
@@ -148,7 +153,7 @@ public struct BaselineRules: Sendable {
   /// ... and how many periods are scored before the first change of rate
   /// (a quarter of a noise window: until four windows have passed the
   /// scores are running means of every period so far).
-  public var scoreFrames: Int32
+  public var scoreFrames: UInt16
 
   public init(_ c: CoreConfiguration) {
     upShift = BaselineRules.shift(frames: c.frames(c.driftUp_ms))
@@ -159,9 +164,11 @@ public struct BaselineRules: Sendable {
     candidates = min(BaselineRules.maxCandidates, max(1, (upShift - fastest) / 2 + 1))
     // Scored once a period (4 frames): four noise windows are as many
     // periods as one window has frames.
-    let window = max(2, BaselineRules.shift(frames: c.frames(c.noiseWindow_ms)))
+    // (At most 2^15 periods, what `Baseline.scored` counts: a noise
+    // window of 65 s at 500 frames/s.)
+    let window = min(15, max(2, BaselineRules.shift(frames: c.frames(c.noiseWindow_ms))))
     scoreShift = window
-    scoreFrames = Int32(1) << Int32(max(0, window - 4))
+    scoreFrames = UInt16(1) << UInt16(max(0, window - 4))
   }
 
   /// The shift whose first-order time constant is closest to `frames`.
@@ -265,9 +272,9 @@ extension Baseline {
     // The period's last frame: every candidate is scored on it (each as it
     // stood before it, the chosen one at `level`, the others where they
     // were when the period began) ...
-    if scored < Int32.max { scored &+= 1 }
+    if scored < UInt16.max { scored &+= 1 }
     // A running mean over the first frames, then the score window's average.
-    let s = Int64(min(rules.scoreShift, 31 - scored.leadingZeroBitCount))
+    let s = Int64(min(rules.scoreShift, 15 - scored.leadingZeroBitCount))
     let c = Int(chosen)
     var best = c
     for j in 0..<count {
@@ -302,7 +309,7 @@ extension Baseline {
     let moved = offsets[best]
     level.rawValue &+= Int64(moved)
     for j in 0..<count { offsets[j] = Saturating.int32(Int64(offsets[j]) &- Int64(moved)) }
-    chosen = Int32(best)
+    chosen = UInt8(truncatingIfNeeded: best)
   }
 
   /// A touched frame: nothing drifts, runs restart.

@@ -83,15 +83,22 @@ public struct CellConversion: Sendable {
   /// |F1| in mN Q20 below which the quadratic term is under 1/8 LSB and is
   /// skipped: the common case of an untouched cell.
   public var linearSkip_Q20: Int64
+  /// The temperature `scale_Q40` was computed for (`CellCalibration.retune`).
+  public var spanTemperature: Temperature_C
+  /// How far the temperature moves before the scale is recomputed: 1/16
+  /// degC (Q8).
+  public static let spanStep_Q8: Int32 = 16
 
   public init(
     zeroShift: Counts_Q16 = Counts_Q16(rawValue: 0), scale_Q40: Int64 = 0,
-    linearity_Q60: Int64 = 0, linearSkip_Q20: Int64 = Int64.max
+    linearity_Q60: Int64 = 0, linearSkip_Q20: Int64 = Int64.max,
+    spanTemperature: Temperature_C = Temperature_C(rawValue: 0)
   ) {
     self.zeroShift = zeroShift
     self.scale_Q40 = scale_Q40
     self.linearity_Q60 = linearity_Q60
     self.linearSkip_Q20 = linearSkip_Q20
+    self.spanTemperature = spanTemperature
   }
 
   /// Calibrated force for a delta from the baseline, Q21.10 mN, saturated.
@@ -115,18 +122,45 @@ public struct CellConversion: Sendable {
 extension CellCalibration {
   /// The conversion of this cell at `temperature`.
   public func conversion(at temperature: Temperature_C) -> CellConversion {
+    CellConversion(
+      zeroShift: zeroShift(at: temperature), scale_Q40: scale(at: temperature), linearity_Q60: linearity_Q60,
+      linearSkip_Q20: linearSkip_Q20, spanTemperature: temperature)
+  }
+
+  /// Moves `conversion` to `temperature` (the frame path, whenever the
+  /// panel's temperature changes): the zero shift always; the scale only
+  /// once `temperature` is `CellConversion.spanStep_Q8` (1/16 degC) or
+  /// more from the temperature it was computed for. Its 128-bit division
+  /// is the costliest arithmetic in the core, and the scale moves by
+  /// tcSpan per degC (3e-4 on a typical cell: under 0.003 % of the force
+  /// in 1/16 degC), while a temperature sensor's readings move in steps of
+  /// 1/256 degC, most frames one of them.
+  @inline(__always)
+  public func retune(_ conversion: inout CellConversion, to temperature: Temperature_C) {
+    conversion.zeroShift = zeroShift(at: temperature)
+    let moved = Int64(temperature.rawValue) - Int64(conversion.spanTemperature.rawValue)
+    guard moved >= Int64(CellConversion.spanStep_Q8) || moved <= -Int64(CellConversion.spanStep_Q8) else { return }
+    conversion.scale_Q40 = scale(at: temperature)
+    conversion.spanTemperature = temperature
+  }
+
+  /// Counts added to the baseline at `temperature`, Q47.16.
+  @inline(__always)
+  func zeroShift(at temperature: Temperature_C) -> Counts_Q16 {
     let dT = Int64(temperature.rawValue) - Int64(referenceTemperature.rawValue)  // Q8
     // counts Q32 * degC Q8 >> 24 = counts Q16
-    let shift = Saturating.multiplyShift(tcZero_Q32, dT, 24)
+    return Counts_Q16(rawValue: Saturating.multiplyShift(tcZero_Q32, dT, 24))
+  }
+
+  /// Millinewtons per count at `temperature`, Q23.40.
+  func scale(at temperature: Temperature_C) -> Int64 {
+    let dT = Int64(temperature.rawValue) - Int64(referenceTemperature.rawValue)  // Q8
     // Gain factor 1 + tcSpan*dT, exact in Q38 (Q30 x Q8); the scale is
     // divided by it on a 128-bit dividend.
     let factor = Saturating.add(1 << 38, Saturating.multiply(tcSpan_Q30, dT))
     // A nonsensical coefficient (sensitivity gone or reversed): keep the
     // reference scale.
-    let scale = factor <= 0 ? scale_Q40 : Saturating.shiftDivide(scale_Q40, 38, factor)
-    return CellConversion(
-      zeroShift: Counts_Q16(rawValue: shift), scale_Q40: scale, linearity_Q60: linearity_Q60,
-      linearSkip_Q20: linearSkip_Q20)
+    return factor <= 0 ? scale_Q40 : Saturating.shiftDivide(scale_Q40, 38, factor)
   }
 
   /// Calibrated force for `delta` at `temperature` (setup and tools; the

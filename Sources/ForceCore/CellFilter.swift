@@ -6,11 +6,11 @@
 /// clipped), which ignores slow drift; for white Gaussian noise
 /// sigma = 0.886 * mean|x[n] - x[n-1]|.
 public struct CellFilter: Sendable {
+  /// Mean |first difference| in counts, Q47.16.
+  var meanAbsDifference: Int64 = 0
   var older: Int32 = 0
   var old: Int32 = 0
   var primed = false
-  /// Mean |first difference| in counts, Q47.16.
-  var meanAbsDifference: Int64 = 0
 
   public init() {}
 

@@ -59,28 +59,30 @@ public struct ForcePipeline: Sendable {
   public private(set) var noise: NoiseMap
 
   /// The per-cell state the frame path touches, kept together so one cell
-  /// is one or two cache lines.
+  /// is one or two cache lines; the 32-bit fields fill the gaps the
+  /// nested structs leave (176 bytes).
   struct CellState: Sendable {
-    var filter = CellFilter()
-    var baseline = Baseline()
-    var conversion = CellConversion()
-    var residual = ResidualNoise()
-    /// This frame's filtered sample and its delta from the baseline.
-    var filtered: Int32 = 0
+    /// This frame's filtered sample's delta from the baseline, Q16 counts.
     var delta: Int64 = 0
     /// The filtered samples' recent mean (8 frames), counts Q16: what a
     /// parked load is absorbed at, rather than one noisy sample.
     var average: Int64 = 0
+    /// A plate's joint re-seed run: this cell's deltas summed, Q16 counts.
+    var plateSum: Int64 = 0
+    var filter = CellFilter()
+    /// Frames a step larger than `stepLimit` has been held off.
+    var heldSteps: UInt8 = 0
+    /// This frame's filtered sample (counts).
+    var filtered: Int32 = 0
+    var residual = ResidualNoise()
     /// Frames the baseline stays frozen: `holdFrames` while a contact
     /// holds the cell, counting down after it lifts.
     var hold: Int32 = 0
-    /// A plate's joint re-seed run: this cell's deltas summed, Q16 counts.
-    var plateSum: Int64 = 0
+    var conversion = CellConversion()
     /// The largest step between filtered samples taken at once (counts;
-    /// `maxStep` through the cell's gain), and frames a larger one has
-    /// been held off.
+    /// `maxStep` through the cell's gain).
     var stepLimit: Int32 = Int32.max
-    var heldSteps: Int32 = 0
+    var baseline = Baseline()
   }
 
   var cells: CellArray<CellState> = CellArray(repeating: CellState())
@@ -96,6 +98,13 @@ public struct ForcePipeline: Sendable {
   static let rollBack_ms = 50
   let snapshotFrames: Int32
   var sinceSnapshot: Int32 = 0
+  /// Temperature changes smaller than this (Q8 degC: 1/8 degC) retune a
+  /// few cells a frame (`retuneSome`), larger ones every cell at once.
+  static let retuneStep_Q8: Int32 = 32
+  static let retuneBatch = 16
+  /// The next cell `retuneSome` recomputes, and how many are still due.
+  var retuneCursor = 0
+  var retunePending = 0
   let maxOnFrames: Int
   let seedFrames: Int
   /// Grid shape (`columns == 0`: a plate on supports) and the cells a
@@ -185,6 +194,7 @@ public struct ForcePipeline: Sendable {
       let t = frame.temperature
       if !temperatureKnown || t != temperature { retune(for: t) }
     }
+    if retunePending > 0 { retuneSome() }
     // Clamped to the capacity so the compiler can drop bounds checks.
     let n = min(geometry.cellCount, Capacity.cells)
     let seeding = !isSeeded
@@ -500,12 +510,45 @@ public struct ForcePipeline: Sendable {
     health.absorbedLoads &+= 1
   }
 
-  /// Recomputes every cell's conversion for `t`.
+  /// Takes `t` as the temperature to compensate for. The first reading,
+  /// or a step of `retuneStep_Q8` or more, recomputes every cell's
+  /// conversion at once; a smaller step (a sensor's last bit, a slow
+  /// ramp: most frames) leaves it to `retuneSome`, a few cells a frame.
   mutating func retune(for t: Temperature_C) {
+    let step = Int64(t.rawValue) - Int64(temperature.rawValue)
+    let small = temperatureKnown && step < Int64(Self.retuneStep_Q8) && step > -Int64(Self.retuneStep_Q8)
     temperature = t
     temperatureKnown = true
-    for k in 0..<min(geometry.cellCount, Capacity.cells) {
-      cells[k].conversion = calibration[k].conversion(at: t)
+    let n = min(geometry.cellCount, Capacity.cells)
+    guard small else {
+      for k in 0..<n { retune(k) }
+      retunePending = 0
+      return
     }
+    retunePending = n
+  }
+
+  /// Recomputes the next `retuneBatch` cells' conversions, round the
+  /// panel, until every cell has been recomputed since the temperature
+  /// last changed: each cell lags the temperature by at most
+  /// cells / `retuneBatch` frames (16 at 256 cells: under 1/500 degC
+  /// in a ramp of 10 degC in 5 minutes at 320 frames/s), and a frame costs 16
+  /// cells' conversions instead of all of them (the division by the span
+  /// factor is the most expensive arithmetic in the core).
+  mutating func retuneSome() {
+    let n = min(geometry.cellCount, Capacity.cells)
+    var k = retuneCursor < n ? retuneCursor : 0
+    for _ in 0..<min(Self.retuneBatch, retunePending) {
+      retune(k)
+      k = k + 1 < n ? k + 1 : 0
+    }
+    retuneCursor = k
+    retunePending = max(0, retunePending - Self.retuneBatch)
+  }
+
+  /// Moves cell `k`'s conversion to `temperature`.
+  @inline(__always)
+  mutating func retune(_ k: Int) {
+    calibration[k].retune(&cells[k].conversion, to: temperature)
   }
 }

@@ -40,6 +40,9 @@ extension Int64 {
   @inlinable @inline(__always)
   public init(_ value: UInt16) { self.init(Int(value)) }
 
+  @inlinable @inline(__always)
+  public init(_ value: UInt8) { self.init(Int(value)) }
+
   /// `value`, which must be at most `Int64.max`.
   @inlinable @inline(__always)
   public init(_ value: UInt64) {

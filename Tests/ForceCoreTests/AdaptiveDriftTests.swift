@@ -26,7 +26,7 @@ import Testing
   /// returns the RMS of each baseline's error over the second half, mN.
   static func run(
     seconds: Double, white: Double, wander: Double, tau: Double, fixedRate: Bool
-  ) -> (rms: Double, chosen: [Int32]) {
+  ) -> (rms: Double, chosen: [UInt8]) {
     var rig = PlateRig { c in if fixedRate { c.driftMin_ms = c.driftUp_ms } }
     var noise = Noise(state: 0x9E37_79B9_7F4A_7C15)
     var w = [0.0, 0.0, 0.0, 0.0]
