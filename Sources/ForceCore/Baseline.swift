@@ -180,9 +180,8 @@ public struct BaselineRules: Sendable {
 
   /// Candidate `j`'s shift: the board's rate times 4^j (a factor of two
   /// from the best rate costs about an eighth more baseline error, and
-  /// each candidate costs every untouched cell its work every frame), and
-  /// never slower
-  /// than the fast downward rate while `falling`.
+  /// each candidate costs every untouched cell its work once a period),
+  /// and never slower than the fast downward rate while `falling`.
   @inline(__always)
   func shift(_ j: Int, falling: Bool) -> Int64 {
     let s = max(upShift - 2 * j, 0)
