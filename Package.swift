@@ -68,30 +68,43 @@ let package = Package(
       // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
     ),
+    // The panel's mechanics, what calibration fits, the simulator plays
+    // and the contacts read: how a press at a point loads each cell — a
+    // plate's statics on its supports, a grid overlay's spreading
+    // (`LoadSharing`, `SpreadingKernel`), the learnt radial profile
+    // (`SpreadProfile`) and the core's contact model taken from a
+    // calibration record. Imports: ForceCore, PanelFormats.
+    .target(name: "PanelMechanics", dependencies: ["ForceCore", "PanelFormats"]),
     // The simulated panel: chips on a simulated bus, panel physics,
-    // scenarios, wander. Imports: ForceCore, PanelTouch, PanelFormats,
-    // PanelHardware.
+    // scenarios, wander, the simulated fixture (reference masses, climate
+    // chamber). Imports: ForceCore, PanelTouch, PanelFormats,
+    // PanelHardware, PanelMechanics.
     .target(
-      name: "PanelSimulation", dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware"]),
+      name: "PanelSimulation",
+      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics"]),
     // Calibration: plans, sessions, fit, checks, certificate, the record
-    // on the panel's EEPROM, the simulated fixture. Imports: ForceCore, PanelTouch, PanelFormats,
-    // PanelHardware, PanelSimulation.
+    // on the panel's EEPROM. Knows no simulator: it fits any panel through
+    // PanelMechanics. Imports: ForceCore, PanelTouch, PanelFormats,
+    // PanelHardware, PanelMechanics.
     .target(
       name: "PanelCalibration",
-      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelSimulation"]),
+      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics"]),
     // The scan loop and where its reports go: encoders (NDJSON, TUIO,
     // multi-touch), sinks, the control channel. Imports: ForceCore,
-    // PanelTouch, PanelFormats, PanelHardware, CUInput.
+    // PanelTouch, PanelFormats, PanelHardware, PanelMechanics (the core's
+    // contact model from the calibration), CUInput.
     .target(
-      name: "PanelStreaming", dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "CUInput"]),
+      name: "PanelStreaming",
+      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics", "CUInput"]),
     // What wires them: board loading, the front-end and haptics factories,
-    // the calibration lookup, the evaluation harness; re-exports every
-    // module above so that a program needs one import. Imports: all of them.
+    // the calibration lookup, the simulated fixture run by a calibration
+    // plan, the evaluation harness; re-exports every module above so that
+    // a program needs one import. Imports: all of them.
     .target(
       name: "PanelFirmware",
       dependencies: [
-        "ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelSimulation", "PanelCalibration",
-        "PanelStreaming",
+        "ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics", "PanelSimulation",
+        "PanelCalibration", "PanelStreaming",
       ]
     ),
     // `panelctl serve` without the network: the scan loop hands each report
@@ -135,6 +148,7 @@ let package = Package(
     // shared support); PanelFirmwareTests runs the whole pipeline.
     .testTarget(name: "PanelTouchTests", dependencies: ["PanelTouch", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(name: "PanelFormatsTests", dependencies: ["PanelFormats", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelMechanicsTests", dependencies: ["PanelMechanics", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(
       name: "PanelHardwareTests", dependencies: ["PanelHardware", "PanelFirmware", "PanelTestSupport"],
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),

@@ -1,5 +1,5 @@
 import PanelFormats
-import PanelSimulation
+import PanelMechanics
 
 /// The per-cell calibration fitted to a session's placements through the
 /// panel's load-sharing model.

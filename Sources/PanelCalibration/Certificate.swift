@@ -1,4 +1,5 @@
 import PanelFormats
+import PanelMechanics
 
 #if canImport(Glibc)
   import Glibc

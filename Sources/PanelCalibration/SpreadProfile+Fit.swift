@@ -1,5 +1,5 @@
 import PanelFormats
-import PanelSimulation
+import PanelMechanics
 
 #if canImport(Glibc)
   import Glibc

@@ -1,7 +1,7 @@
 import ForceCore
 import PanelFormats
 import PanelHardware
-import PanelSimulation
+import PanelMechanics
 
 /// Verification placements run through the real pipeline (ForceCore's
 /// calibration, baselines and contacts, as at run time): the pipeline is

@@ -4,6 +4,7 @@
 @_exported import PanelCalibration
 @_exported import PanelFormats
 @_exported import PanelHardware
+@_exported import PanelMechanics
 @_exported import PanelSimulation
 @_exported import PanelStreaming
 @_exported import PanelTouch

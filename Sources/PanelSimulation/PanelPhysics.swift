@@ -1,5 +1,6 @@
 import ForceCore
 import PanelFormats
+import PanelMechanics
 
 /// The simulated panel's physics, one piece for every simulated front end:
 /// scripted presses -> load sharing (plate statics or grid spreading) ->

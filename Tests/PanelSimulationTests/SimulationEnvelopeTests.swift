@@ -105,44 +105,6 @@ import Testing
     #expect(Self.std(cells[0]) > 0)
   }
 
-  @Test func everyKernelCarriesTheWholeForceAndItsWidthSetsTheSpread() throws {
-    let grid = try Self.board("", grid: true)
-    let pitch = 20.0
-    let centre = 2 * 8 + 3  // row 2, column 3
-    let at = grid.cells[centre]
-    func shares(_ kernel: SpreadingKernel) -> [Double] {
-      var loads = [Double](repeating: 0, count: grid.cellCount)
-      LoadSharing(grid: grid.cells, pitch: pitch, kernel: kernel).add(force: 2, x: at.x_mm, y: at.y_mm, to: &loads)
-      return loads
-    }
-    var centreShares: [String: [Double]] = [:]
-    for width in [0.35, 0.8] {
-      for kernel in [
-        SpreadingKernel.boussinesq(depth: width * pitch), .gaussian(sigma: width * pitch), .exponential(length: width * pitch),
-      ] {
-        let s = shares(kernel)
-        #expect(abs(s.reduce(0, +) - 2) < 1e-9, "\(kernel) carries \(s.reduce(0, +)) N of 2")
-        centreShares[kernel.name, default: []].append(s[centre] / 2)
-      }
-    }
-    for (name, pair) in centreShares {
-      #expect(pair[0] > pair[1] + 0.1, "\(name): the narrow kernel puts \(pair[0]) on the cell, the wide one \(pair[1])")
-    }
-    #expect(abs(centreShares["gaussian"]![1] - centreShares["boussinesq"]![1]) > 0.05)
-    // A table: nothing beyond its last radius.
-    let table = shares(.table(r: [0, 10, 20], weight: [1, 0.5, 0]))
-    #expect(abs(table.reduce(0, +) - 2) < 1e-9)
-    #expect(table[centre + 2] == 0 && table[centre - 16] == 0)
-    #expect(table[centre + 1] > 0)
-    // The board keys give the same kernel as the calibration's Boussinesq.
-    let p = try FrontEndFactory.simulationParameters(try Self.board("spread_pitch = 0.7", grid: true))
-    var a = [Double](repeating: 0, count: grid.cellCount)
-    var b = a
-    LoadSharing(grid: grid.cells, pitch: pitch, kernel: p.spreadingKernel(pitch: pitch)).add(force: 1, x: 51, y: 47, to: &a)
-    LoadSharing(grid: grid.cells, pitch: pitch, depth: 14).add(force: 1, x: 51, y: 47, to: &b)
-    #expect(a == b)
-  }
-
   @Test func driftSpreadBetweenCellsKeepsTheCommonSign() throws {
     let b = try Self.board(
       "gain_counts_per_n = 40000.0\ntc_zero_mn_per_c = 4.0\ntc_zero_spread = 0.5\ntc_span_per_c = 0.001\ntc_span_spread = 0.5",

@@ -14,8 +14,8 @@ extension SimulationParameters {
     for w in try t.tables("wander") { wander.append(try WanderProcess(table: w)) }
 
     if let k = try t.optionalString("kernel") {
-      guard SpreadingKernel.names.contains(k) else {
-        throw t.error("kernel", "\(Quote.text(k)) is not one of \(SpreadingKernel.names.joined(separator: ", "))")
+      guard SimulationParameters.kernelNames.contains(k) else {
+        throw t.error("kernel", "\(Quote.text(k)) is not one of \(SimulationParameters.kernelNames.joined(separator: ", "))")
       }
       kernel = k
       kernelLine = t.line(of: "kernel")
@@ -88,17 +88,6 @@ extension SimulationParameters {
 
   package func tcSpan(_ u: Double) -> Double {
     tcSpanSpread.map { tcSpan_per_c * (1 + $0 * u) } ?? u * tcSpan_per_c
-  }
-
-  /// The grid overlay's kernel for a grid of `pitch` mm.
-  public func spreadingKernel(pitch: Double) -> SpreadingKernel {
-    let width = spread_pitch.map { $0 * pitch } ?? spread_mm
-    switch kernel {
-    case "gaussian": return .gaussian(sigma: width)
-    case "exponential": return .exponential(length: width)
-    case "table": return .table(r: kernelTable.map { $0[0] }, weight: kernelTable.map { $0[1] })
-    default: return .boussinesq(depth: width)
-    }
   }
 
   /// What the envelope keys set, for `info` ("" when none is set).

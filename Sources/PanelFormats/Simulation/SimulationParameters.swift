@@ -50,6 +50,9 @@ public struct SimulationParameters: Sendable, Equatable {
   /// Grids: the overlay's spreading kernel; its width is `spread_mm`, or
   /// `spread_pitch` times the grid's pitch.
   public var kernel = "boussinesq"
+  /// The kernels a board file names (`kernel = "..."`; the shapes are
+  /// PanelMechanics' `SpreadingKernel`).
+  public static let kernelNames = ["boussinesq", "gaussian", "exponential", "table"]
   public var spread_pitch: Double?
   /// `kernel = "table"`: [r_mm, weight] rows.
   public var kernelTable: [[Double]] = []

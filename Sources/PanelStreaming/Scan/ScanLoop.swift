@@ -1,6 +1,7 @@
 import ForceCore
 import PanelFormats
 import PanelHardware
+import PanelMechanics
 import PanelTouch
 
 /// One frame's journey, from the front end to a report: front end -> core

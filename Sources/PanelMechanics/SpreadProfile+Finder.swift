@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import ForceCore
+import PanelFormats
 
 /// What the contact finder takes from a learnt spreading.
 extension SpreadProfile {

@@ -1,3 +1,5 @@
+import PanelFormats
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -19,8 +21,9 @@ public enum SpreadingKernel: Sendable, Equatable {
   case exponential(length: Double)
   case table(r: [Double], weight: [Double])
 
-  /// The names a board file uses (`kernel = "..."`).
-  public static let names = ["boussinesq", "gaussian", "exponential", "table"]
+  /// The names a board file uses (`kernel = "..."`), in the order of
+  /// `SimulationParameters.kernelNames`.
+  public static var names: [String] { SimulationParameters.kernelNames }
 
   public var name: String {
     switch self {

@@ -1,8 +1,7 @@
-import PanelSimulation
-
 /// A simulated calibration fixture: the panel's physics places and lifts
 /// reference masses and sets its own temperature (a climate chamber), so a
-/// whole calibration procedure runs without anyone at the bench.
+/// whole calibration procedure runs without anyone at the bench (a
+/// calibration step's part is PanelFirmware's `SimulatedFixture+Calibration`).
 ///
 /// A placed mass is a press that ramps up over `rise_s` and stays until it is
 /// lifted; changes take effect from simulated time `t` on.
@@ -33,34 +32,16 @@ extension PanelPhysics {
   public mutating func setTemperature(_ celsius: Double, at t: Double) {
     scenario.temperature = [Keyframe(t, celsius)]
   }
-
-  /// Makes the panel ready for a calibration step at `t`: the chamber at the
-  /// step's temperature, the previous masses lifted, the step's mass lowered.
-  public mutating func apply(_ step: CalibrationStep, at t: Double, rise_s: Double) {
-    if let c = step.temp_c { setTemperature(c, at: t) }
-    liftLoads(at: t, fall_s: rise_s)
-    if step.isLoaded { placeLoad(force_n: step.force_n, x_mm: step.x_mm, y_mm: step.y_mm, at: t, rise_s: rise_s) }
-  }
 }
 
 extension SimulatedPanel {
   /// The simulated time of the next frame, seconds.
   public var time_s: Double { Double(frameIndex) / Double(board.rate_hz) }
-
-  /// Applies a calibration step from the next frame on (see `PanelPhysics.apply`).
-  public mutating func apply(_ step: CalibrationStep, rise_s: Double) {
-    physics.apply(step, at: time_s, rise_s: rise_s)
-  }
 }
 
 extension PanelSignals {
   /// The physics' time at the latest conversion, seconds.
   public var time_s: Double { max(0, Double((last_ns ?? origin_ns) - origin_ns) / 1e9) }
-
-  /// Applies a calibration step from now on (a simulated twin's fixture).
-  public func apply(_ step: CalibrationStep, rise_s: Double) {
-    physics.apply(step, at: time_s, rise_s: rise_s)
-  }
 
   /// Drops the scripted presses and temperature: the fixture drives the panel.
   public func clearScenario() {

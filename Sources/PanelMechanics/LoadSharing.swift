@@ -18,11 +18,11 @@ import PanelFormats
 ///   integrated over each cell's square (3x3 samples) and normalised so the
 ///   cells carry the whole force.
 public struct LoadSharing: Sendable {
-  enum Model: Sendable {
+  package enum Model: Sendable {
     case plate(coefficients: [(Double, Double, Double)])
     case grid(cells: [CellPosition], pitch: Double, kernel: SpreadingKernel)
   }
-  let model: Model
+  package let model: Model
 
   /// A rigid plate on supports at `cells` with relative stiffness `stiffness`.
   public init(supports cells: [CellPosition], stiffness: [Double]) {

@@ -1,3 +1,4 @@
+import PanelFormats
 
 #if canImport(Glibc)
   import Glibc
