@@ -14,6 +14,18 @@ extension FileSet {
       runsName: stem + ".runs")
   }
 
+  /// Where a calibration record named `path` goes, by `OutputFile`'s rule
+  /// (checked before any work): the name's own link into its runs is the
+  /// set, any other link is followed to the record it names (whose set
+  /// is then beside it), and the names of its certificates are checked
+  /// too. `/dev/null` and `/dev/stdout` take the record alone.
+  public static func calibrationOutput(_ path: String) throws(FileError) -> OutputTarget {
+    let own = calibration(record: path)
+    let target = try OutputFile.target(path, ownLink: own.linkTarget(own.names[0]))
+    if case .file(let file) = target { try calibration(record: file).checkNames() }
+    return target
+  }
+
   /// A passing calibration's files, in the order of `calibration(record:)`'s names.
   public func contents(of result: CalibrationResult) -> [String: [UInt8]] {
     [

@@ -248,4 +248,19 @@ public enum Directory {
       }
     }
   }
+
+  /// Creates a directory of its own for this run: `base`, or `base-2`,
+  /// `base-3`, ... when another run has it (`mkdir` is the claim, so two
+  /// runs started in the same second never share one). Returns its path.
+  public static func createNew(_ base: String) throws(FileError) -> String {
+    try create(Paths.directory(of: base))
+    for n in 1...1000 {
+      let path = n == 1 ? base : "\(base)-\(n)"
+      if mkdir(path, 0o755) == 0 { return path }
+      if errno != EEXIST {
+        throw FileError(file: path, message: "cannot create the directory: " + String(cString: strerror(errno)).lowercased())
+      }
+    }
+    throw FileError(file: base, message: "1000 directories of this name already exist")
+  }
 }

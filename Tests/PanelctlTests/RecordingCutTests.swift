@@ -92,22 +92,25 @@ import Testing
     #expect(replayed.status == 0 && replayed.stderr.isEmpty, "\(replayed.stderr)")
   }
 
-  /// `stream --record` onto a full disk (`/dev/full`), or meeting a file
-  /// size limit part-way: the stream goes on, every report written; the
-  /// recording stops with one warning, keeps its whole rows, and the run
-  /// ends saying so (exit 1).
-  @Test(arguments: ["/dev/full", "ulimit"])
+  /// `stream --record` onto a full disk (a small tmpfs, where the test may
+  /// mount one), or meeting a file size limit part-way: the stream goes
+  /// on, every report written; the recording stops with one warning, keeps
+  /// its whole rows, and the run ends saying so (exit 1).
+  @Test(arguments: SmallDisk.available ? ["full disk", "ulimit"] : ["ulimit"])
   func streamRecordOnAFullDiskKeepsStreaming(_ how: String) throws {
-    let dir = try Panelctl.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: dir) }
+    let scratch = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let disk = how == "full disk" ? try SmallDisk(kib: 256) : nil
+    defer { disk?.unmount() }
+    let dir = disk.map { URL(fileURLWithPath: $0.path) } ?? scratch
     let out = dir.appendingPathComponent("r.csv").path
     let stream = ["stream", "--board", Self.board, "--calibration", Self.calibration, "--speed", "0"]
     let plain = try Panelctl.run(stream)
     #expect(plain.status == 0)
     let r: Panelctl.Result
     let why: String
-    if how == "/dev/full" {
-      try FileManager.default.createSymbolicLink(atPath: out + ".partial", withDestinationPath: "/dev/full")
+    if let disk {
+      try disk.fill(leavingKiB: 8)
       r = try Panelctl.run(stream + ["--record", out])
       why = "No space left on device"
     } else {

@@ -10,9 +10,18 @@ public enum AtomicFile {
   /// Writes `bytes` to a temporary file in the same directory as `path`, fsyncs
   /// it, renames it over `path` and fsyncs the directory. On failure the
   /// temporary file is removed and the previous file (if any) is untouched.
-  /// Errors name `path` and the errno text.
+  /// Errors name `path` and the errno text. What `path` may name, and how a
+  /// link or `/dev/null` is written, is `OutputFile`'s rule.
   public static func write(_ bytes: [UInt8], to path: String) throws(FileError) {
-    let (directory, name) = FilesPOSIX.split(path)
+    switch try OutputFile.target(path) {
+    case .device(let device): try OutputFile.write(bytes, toDevice: device)
+    case .file(let file): try replace(file, with: bytes, naming: path)
+    }
+  }
+
+  /// Replaces the regular file (or new name) `file`; errors name `path`.
+  static func replace(_ file: String, with bytes: [UInt8], naming path: String) throws(FileError) {
+    let (directory, name) = FilesPOSIX.split(file)
     let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
     let temporary = "\(directory)/.\(name).tmp-\(getpid())-\(suffix)"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -35,7 +44,7 @@ public enum AtomicFile {
       try FilesPOSIX.sync(fd, path: path)
       closed = true
       try FilesPOSIX.closeChecked(fd, path: path)
-      try FilesPOSIX.renameChecked(temporary, to: path)
+      if rename(temporary, file) != 0 { throw FilesPOSIX.failure(path, "cannot rename \(temporary) to it") }
     } catch {
       if !closed {
         close(fd)
@@ -43,7 +52,7 @@ public enum AtomicFile {
       unlink(temporary)
       throw error
     }
-    try FilesPOSIX.syncDirectory(of: path)
+    try FilesPOSIX.syncDirectory(of: file)
   }
 
   /// Writes `text` as UTF-8; see `write(_:to:)` for the guarantees.

@@ -42,7 +42,7 @@ public struct FileSet: Sendable {
   var runs: String { directory + "/" + runsName }
   var current: String { runs + "/current" }
   func path(_ name: String) -> String { directory + "/" + name }
-  func linkTarget(_ name: String) -> String { runsName + "/current/" + name }
+  package func linkTarget(_ name: String) -> String { runsName + "/current/" + name }
 
   /// A run written and synced but not yet visible: `commit()` makes it
   /// the set's content, `discard()` removes it.
@@ -76,6 +76,7 @@ public struct FileSet: Sendable {
   /// run and leaves the set as it was. Leftovers of interrupted runs are
   /// swept first.
   public func prepare(_ files: [String: [UInt8]]) throws(FileError) -> Prepared {
+    try checkNames()
     sweep()
     if mkdir(runs, 0o755) != 0 && errno != EEXIST { throw FilesPOSIX.failure(runs, "cannot create the directory") }
     let staging = runs + "/.new-" + FileSet.unique()
@@ -93,6 +94,21 @@ public struct FileSet: Sendable {
     } catch {
       FileSet.removeTree(staging)
       throw error
+    }
+  }
+
+  /// Refuses (one line naming it) a name that is neither new, a regular
+  /// file nor a link: a device, a named pipe or a directory is never
+  /// replaced by the set's link (`OutputFile`).
+  public func checkNames() throws(FileError) {
+    for name in names {
+      var info = stat()
+      guard lstat(path(name), &info) == 0 else { continue }
+      let type = info.st_mode & S_IFMT
+      if type != S_IFREG && type != S_IFLNK {
+        let what = type == S_IFDIR ? "a directory" : InputFile.describe(type)
+        throw OutputFile.refusal(path(name), "is \(what)")
+      }
     }
   }
 

@@ -13,6 +13,11 @@
 /// `finish()` (an error, a crash of the caller's loop) flushes what it can and
 /// leaves the `.partial` file in place: recordings are never lost.
 ///
+/// What `path` may name is `OutputFile`'s rule: a link to a regular file
+/// is followed (the `.partial` file is beside the file it names), and
+/// `/dev/null` or `/dev/stdout` is written to directly, without a
+/// `.partial` file or a rename.
+///
 /// It is `~Copyable` because it owns an open file: it can be moved, not copied.
 /// `append` checks rows the way `RecordingReader` does (counts within 24 bits,
 /// `t_us` not going backwards), so whatever it writes can be read back.
@@ -26,15 +31,15 @@ public struct RecordingWriter: ~Copyable {
   private let sink: RecordingSink
   private var lastTUs: Int64?
 
-  /// Creates (or truncates) `path + ".partial"` and writes the header row.
+  /// Creates (or truncates) `path + ".partial"` and writes the header row
+  /// (see `OutputFile` for what `path` may name).
   /// `header.cellCount` must be at least 1.
   public init(path: String, header: RecordingHeader) throws(FileError) {
     guard header.cellCount >= 1 else {
       throw FileError(file: path, message: "a recording needs at least one cell")
     }
     let maxRowBytes = 20 + header.cellCount * 9 + (header.hasTemperature ? 22 : 0) + 1
-    let sink = try RecordingSink(
-      partialPath: path + ".partial", capacity: max(64 * 1024, 2 * maxRowBytes))
+    let sink = try RecordingSink(target: OutputFile.target(path), capacity: max(64 * 1024, 2 * maxRowBytes))
     sink.maxRowBytes = maxRowBytes
     try sink.append(header.headerRow + "\n")
     self.header = header
@@ -100,13 +105,16 @@ public struct RecordingWriter: ~Copyable {
   /// Flushes, fsyncs, renames `path + ".partial"` to `path` and fsyncs the
   /// directory. If it fails, the `.partial` file stays.
   public consuming func finish() throws(FileError) {
-    try sink.finish(renamingTo: path)
+    try sink.finish()
   }
 }
 
-/// The open `.partial` file and its write buffer.
+/// The open `.partial` file (or device) and its write buffer.
 final class RecordingSink {
+  /// The file written: `FILE.partial`, or a device.
   let partialPath: String
+  /// Where `finish()` renames the file to; nil for a device.
+  let finalPath: String?
   private var fd: Int32
   private let buffer: UnsafeMutablePointer<UInt8>
   private let capacity: Int
@@ -119,13 +127,23 @@ final class RecordingSink {
   /// The most one row can take; `reserve()` guarantees this much room.
   var maxRowBytes = 0
 
-  init(partialPath: String, capacity: Int) throws(FileError) {
-    let fd = open(partialPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-      throw FilesPOSIX.failure(partialPath, "cannot create")
+  init(target: OutputTarget, capacity: Int) throws(FileError) {
+    switch target {
+    case .device(let device):
+      fd = try OutputFile.openDevice(device)
+      partialPath = device
+      finalPath = nil
+    case .file(let file):
+      partialPath = file + ".partial"
+      finalPath = file
+      // A `.partial` left by an earlier run is replaced, never followed
+      // (a link there could lead anywhere).
+      if unlink(partialPath) != 0 && errno != ENOENT { throw FilesPOSIX.failure(partialPath, "cannot replace") }
+      fd = open(partialPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+      guard fd >= 0 else {
+        throw FilesPOSIX.failure(partialPath, "cannot create")
+      }
     }
-    self.fd = fd
-    self.partialPath = partialPath
     self.capacity = capacity
     buffer = .allocate(capacity: capacity)
   }
@@ -201,10 +219,16 @@ final class RecordingSink {
     }
   }
 
-  func finish(renamingTo path: String) throws(FileError) {
+  func finish() throws(FileError) {
     try flush()
-    try FilesPOSIX.sync(fd, path: partialPath)
     let closing = fd
+    guard let path = finalPath else {
+      // A device: written to, nothing to sync or rename.
+      fd = -1
+      try FilesPOSIX.closeChecked(closing, path: partialPath)
+      return
+    }
+    try FilesPOSIX.sync(fd, path: partialPath)
     fd = -1
     try FilesPOSIX.closeChecked(closing, path: partialPath)
     try FilesPOSIX.renameChecked(partialPath, to: path)

@@ -68,13 +68,15 @@ extension PanelCtl {
 
     func run() throws {
       let b = try Board.load(path: board)
+      // The output's name is checked before a step is recorded.
+      _ = try FileSet.calibrationOutput(out ?? CalibrationLookup.defaultPath(for: b))
       var directory = session ?? ""
       var panel: PanelStore?
       if let plan {
         (directory, panel) = try live(board: b, planPath: plan)
       }
       let recorded = try CalibrationSession.load(directory: directory, board: b)
-      for warning in recorded.warnings { Terminal.writeError("panelctl: warning: \(warning)\n") }
+      for warning in recorded.warnings { StandardError.line("panelctl: warning: \(warning)") }
       let result = try CalibrationComputation.run(session: recorded, board: b, created: UTCDate.now())
       try finish(result, board: b, panel: panel)
     }
@@ -92,7 +94,7 @@ extension PanelCtl {
           board: b, parameters: try FrontEndFactory.simulationParameters(b), scenario: .idle(),
           duration_s: .infinity, speed: speed)
         let id = serial ?? panel.parameters.serial
-        let dir = sessionDirectory(board: b, serial: id)
+        let dir = try sessionDirectory(board: b, serial: id)
         let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
         var run = LiveCalibration(source: panel, board: b, plan: p, session: s) { panel, step, rise in
           panel.apply(step, rise_s: rise)
@@ -105,7 +107,7 @@ extension PanelCtl {
           // A simulated twin: the real drivers; the fixture moves masses on its physics.
           let rig = try SimulatedTwinRig(board: b, speed: speed)
           let id = serial ?? rig.serial
-          let dir = sessionDirectory(board: b, serial: id)
+          let dir = try sessionDirectory(board: b, serial: id)
           let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
           try recordLive(rig.frontEnd, board: b, plan: p, session: s, mode: runMode) { step, rise in
             rig.hardware.signals.apply(step, rise_s: rise)
@@ -116,7 +118,7 @@ extension PanelCtl {
         guard let id = serial else {
           throw CommandFailure(message: "--serial is needed: this panel does not report one", status: .usage)
         }
-        let dir = sessionDirectory(board: b, serial: id)
+        let dir = try sessionDirectory(board: b, serial: id)
         let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
         let frontEnd = try FrontEndFactory.make(board: b, options: RunOptions(speed: speed))
         try recordLive(frontEnd, board: b, plan: p, session: s, mode: runMode, place: nil)
@@ -163,10 +165,12 @@ extension PanelCtl {
       console.finish()
     }
 
-    func sessionDirectory(board b: Board, serial id: String) -> String {
+    /// `--session`, or a new directory of this run's own under
+    /// `calibration/sessions/` (`BOARD-SERIAL-DATE`, `-2`, ... when taken).
+    func sessionDirectory(board b: Board, serial id: String) throws -> String {
       if let session { return session }
       let safe = String(id.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
-      return Paths.directory(of: b.file) + "../calibration/sessions/\(b.name)-\(safe)-\(UTCDate.stamp())"
+      return try Directory.createNew(Paths.directory(of: b.file) + "../calibration/sessions/\(b.name)-\(safe)-\(UTCDate.stamp())")
     }
 
     /// Writes the record and its certificates when every check passed,
@@ -178,7 +182,11 @@ extension PanelCtl {
     /// certificates: its own certificate goes to `STEM.failed.certificate.*`.
     func finish(_ result: CalibrationResult, board b: Board, panel: PanelStore?) throws {
       var result = result
-      let cal = out ?? CalibrationLookup.defaultPath(for: b)
+      let cal: String
+      switch try FileSet.calibrationOutput(out ?? CalibrationLookup.defaultPath(for: b)) {
+      case .file(let file): cal = file
+      case .device(let device): return try finish(result, on: device, panel: panel)
+      }
       let stem = cal.hasSuffix(".toml") ? String(cal.dropLast(5)) : cal
       let folder = Paths.directory(of: cal)
       if !folder.isEmpty { try Directory.create(folder) }
@@ -226,6 +234,26 @@ extension PanelCtl {
       // One summary line, on a terminal or not (a factory script's log).
       let stored = result.storage.map { ", \($0)" } ?? ""
       Terminal.writeError("calibration passed: \(cal)\(stored); certificate \(stem).certificate.html\n")
+    }
+
+    /// `--out /dev/null` or `/dev/stdout`: a passing record is written
+    /// there (after the panel's EEPROM, as with a file), and no
+    /// certificate is written anywhere.
+    func finish(_ result: CalibrationResult, on device: String, panel: PanelStore?) throws {
+      var result = result
+      if result.passed {
+        if let panel { result.storage = try panel(result.record) }
+        try AtomicFile.write(result.record.encoded(), to: device)
+      }
+      if case .fixture = mode ?? .unattended {
+        CalibrationConsole.writeOutput("result=\(result.passed ? "pass" : "fail")\n")
+      }
+      guard result.passed else {
+        throw CommandFailure(
+          message: "calibration failed: \(result.firstFailure ?? "")", status: .checkFailed)
+      }
+      let stored = result.storage.map { ", \($0)" } ?? ""
+      Terminal.writeError("calibration passed: the record went to \(device)\(stored); no certificate written\n")
     }
   }
 }

@@ -20,6 +20,7 @@ extension PanelCtl {
     var out: String
 
     func run() throws {
+      _ = try OutputFile.target(out)
       let board = try boardOptions.loadBoard()
       let frontEnd = try FrontEndFactory.make(
         board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
@@ -58,7 +59,7 @@ extension PanelCtl {
         progress.update(count)
       }
       progress.finish()
-      for line in warnings.summary { Terminal.writeError("panelctl: record: \(line)\n") }
+      for line in warnings.summary { StandardError.line("panelctl: record: \(line)") }
       try writer.finish()
     }
   }

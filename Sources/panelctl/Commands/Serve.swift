@@ -68,6 +68,7 @@ extension PanelCtl {
     static let grace_s = 2.0
 
     func run() throws {
+      try devices.checkOutputs()
       let (run, frontEnd) = try panel.open(command: "serve")
       let extra = try devices.sinks(board: run.board)
       let address: ListenAddress

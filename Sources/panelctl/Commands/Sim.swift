@@ -22,15 +22,17 @@ extension PanelCtl {
       var created = "2026-01-01T00:00:00Z"
 
       func run() throws {
+        let target = try FileSet.calibrationOutput(out)
         let b = try Board.load(path: board)
         let record = try FrontEndFactory.trueCalibration(board: b, created: created)
         // A record committed with its certificates is replaced with them
         // (a true calibration has none); any other is written in place.
-        let files = FileSet.calibration(record: out)
+        guard case .file(let file) = target else { return try record.write(to: out) }
+        let files = FileSet.calibration(record: file)
         if files.isCommitted {
           try files.prepare([files.names[0]: Array(record.encoded().utf8)]).commit()
         } else {
-          try record.write(to: out)
+          try record.write(to: file)
         }
       }
     }

@@ -52,6 +52,7 @@ extension PanelCtl.Sim {
     }
 
     func run() throws {
+      if let json { _ = try OutputFile.target(json) }
       if !TextFile.isDirectory(boards) {
         throw CommandFailure(
           message: "--boards \(boards): no such folder (run from the repository's root, or give --boards DIR)", status: .error)

@@ -26,6 +26,7 @@ extension PanelCtl {
     @OptionGroup var devices: DeviceOutputOptions
 
     func run() throws {
+      try devices.checkOutputs()
       let (run, frontEnd) = try panel.open(command: "stream")
       let extra = try devices.sinks(board: run.board)
       Terminal.stopOnSignals()
@@ -101,10 +102,10 @@ struct ReportRun {
       try? sinks.finish()
       throw error
     }
-    for line in setup.warnings.summary { Terminal.writeError("panelctl: \(command): \(line)\n") }
+    for line in setup.warnings.summary { StandardError.line("panelctl: \(command): \(line)") }
     try sinks.finish()
     if let summary = sinks.summary {
-      Terminal.writeError("panelctl: \(command): frames \(loop.frames); \(summary)\n")
+      StandardError.line("panelctl: \(command): frames \(loop.frames); \(summary)")
     }
   }
 }

@@ -13,13 +13,18 @@ struct DeviceOutputOptions: ParsableArguments {
     help: ArgumentHelp("Also record the raw frames (CSV, as `record` writes them).", valueName: "FILE.csv"))
   var record: String?
 
+  /// Checks `--record`'s name (`OutputFile`), before any work.
+  func checkOutputs() throws(FileError) {
+    if let record { _ = try OutputFile.target(record) }
+  }
+
   func sinks(board: Board) throws -> SinkPair<UInputSink?, RecordingFrameSink?> {
     var device: UInputSink?
     if uinput {
       let sink = try UInputSink(board: board)
       device = sink
       let node = sink.device.eventNode ?? "no event node"
-      Terminal.writeError("panelctl: uinput: \"\(sink.device.name)\" is \(node) (\(sink.device.sysname))\n")
+      StandardError.line("panelctl: uinput: \"\(sink.device.name)\" is \(node) (\(sink.device.sysname))")
     }
     let recording = try record.map { path throws(FileError) in try RecordingFrameSink(path: path, board: board) }
     return SinkPair(device, recording)
