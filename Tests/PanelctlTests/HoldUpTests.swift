@@ -91,6 +91,9 @@ import Testing
     case badLines = "volume 11\n"
     case timedLines = "at 100 sensitivity firm\n"
     case oneEndlessLine = "xxxxxxxxxxxxxxxx"
+    /// A regions file within every documented limit (1024 items, about
+    /// 150 KB: tens of milliseconds to load and compile), over and over.
+    case regionsFile = "regions big.toml\n"
 
     var description: String {
       switch self {
@@ -98,6 +101,7 @@ import Testing
       case .badLines: "bad lines"
       case .timedLines: "timed lines"
       case .oneEndlessLine: "one endless line"
+      case .regionsFile: "a regions file"
       }
     }
   }
@@ -108,6 +112,7 @@ import Testing
     let dir = try Panelctl.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let board = try TimedRun.board(rate_hz: Self.rate_hz, in: dir)
+    try Self.bigRegions().write(to: dir.appendingPathComponent("big.toml"), atomically: true, encoding: .utf8)
     let fifo = dir.appendingPathComponent("control").path
     #expect(mkfifo(fifo, 0o600) == 0)
     let writer = DispatchSemaphore(value: 0)
@@ -138,7 +143,7 @@ import Testing
     let warnings = run.stderr.split(separator: "\n").filter { $0.hasPrefix("panelctl: warning:") }
     #expect(warnings.count <= 10, "\(run.stderr)")
     switch flood {
-    case .goodLines:
+    case .goodLines, .regionsFile:
       #expect(warnings.isEmpty, "\(run.stderr)")
     case .badLines:
       #expect(warnings.first?.contains("\(fifo):1: unknown command \"volume\"") == true, "\(run.stderr)")
@@ -148,6 +153,18 @@ import Testing
     case .oneEndlessLine:
       #expect(warnings == ["panelctl: warning: \(fifo):1: longer than 16 KiB (the limit for a control line): refused"], "\(run.stderr)")
     }
+  }
+
+  /// 1024 items over the 160 x 100 mm plate, each with a quick action.
+  static func bigRegions() -> String {
+    var text = "[regions]\nname = \"big\"\n"
+    for k in 0..<1024 {
+      let (col, row) = (k % 32, k / 32)
+      text += "\n[[item]]\nname = \"item-\(k)\"\nx_mm = \(Double(col) * 5.0)\ny_mm = \(Double(row) * 3.125)\n"
+      text += "width_mm = 5.0\nheight_mm = 3.125\npeek = true\npop = true\n"
+      text += "\n[[item.quick_action]]\ntitle = \"Action \(k)\"\n"
+    }
+    return text
   }
 
   /// A 10 MB control line is refused with one line quoting none of it, and

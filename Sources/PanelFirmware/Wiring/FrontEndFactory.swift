@@ -22,6 +22,12 @@ public enum FrontEndFactory {
     }
   }
 
+  /// Whether `board`'s frames come from a simulation (a simulated panel
+  /// or a twin on a simulated bus), which can run faster than real time.
+  public static func isSimulated(_ board: Board) -> Bool {
+    board.frontEnd.kind == "sim" || ((try? driverConfiguration(board).isSimulated) ?? false)
+  }
+
   /// Checks the kind-specific keys of a `[frontend]` table (at board load),
   /// for a board of `cellCount` cells sampled at `rate_hz`.
   public static func check(_ spec: FrontEndSpec, cellCount: Int = 1, rate_hz: Int = 1) throws(FileError) {

@@ -14,12 +14,21 @@ import PanelFormats
 /// without it applies at the next frame.
 ///
 /// What one `poll` does is bounded, whatever the host writes: one read of
-/// at most `readBytesPerPoll` bytes, at most `maxLinesPerPoll` lines taken
-/// (a `regions` line, which loads a file, ends the poll's lines), at most
+/// at most `readBytesPerPoll` bytes, lines taken within a budget of
+/// `maxLinesPerPoll` (a line costs one, and one more for each KiB it
+/// holds; a `regions` line ends the poll's lines), at most
 /// `maxLinesPerPoll` timed lines applied. Lines beyond wait for the next
 /// frames; a flood backs up in the pipe, not in the panel. A line longer
 /// than `maxLineBytes` is refused with an error (never cut), and at most
 /// `maxScheduled` timed lines may wait.
+///
+/// With `Loading.background` (a panel in real time) a `regions` line is
+/// parsed, its file loaded and its map compiled on a thread of its own
+/// (`ControlLoader`): the frame loop takes the map back at a later frame
+/// boundary and swaps it in, and takes no further line meanwhile (lines
+/// keep their order). With `.inline` (a replay, a simulation as fast as
+/// possible) the loop waits for it, so that such a run's reports do not
+/// depend on the thread's speed.
 ///
 /// `poll` allocates nothing when nothing arrived and nothing is due.
 public struct ControlChannel {
@@ -37,6 +46,16 @@ public struct ControlChannel {
   var lineNumber = 0
   var schedule = ControlSchedule<Void>()
   var failed = false
+  /// Where `regions` lines are parsed (nil: inline, in `poll`).
+  let loader: ControlLoader?
+
+  /// Where a line that loads or compiles a regions map is parsed.
+  public enum Loading: Sendable {
+    /// In `poll`, on the frame loop (a run that is not in real time).
+    case inline
+    /// On a thread of its own, swapped in at a later frame.
+    case background
+  }
 
   /// The longest control line (a `quick_actions` line with four actions
   /// takes under 1 KiB).
@@ -56,11 +75,15 @@ public struct ControlChannel {
     return 1
   }
 
+  /// What parsing a line of `bytes` bytes costs: one, and one per KiB.
+  static func cost(bytes: Int) -> Int { 1 + bytes / 1024 }
+
   /// Opens `path` (a regular file or a named pipe, see `InputFile`) for
   /// non-blocking reads.
-  public init(path: String, board: Board) throws(FileError) {
+  public init(path: String, board: Board, loading: Loading = .inline) throws(FileError) {
     self.path = path
     self.board = board
+    loader = loading == .background ? ControlLoader(board: board) : nil
     fd = try InputFile.open(path, accepting: .regularFileOrPipe)
     let flags = fcntl(fd, F_GETFL)
     if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
@@ -68,7 +91,10 @@ public struct ControlChannel {
   }
 
   /// Closes the file.
-  public func close() { _ = Glibc.close(fd) }
+  public func close() {
+    _ = Glibc.close(fd)
+    loader?.close()
+  }
 
   /// Reads what arrived and returns the commands due at frame time `time`,
   /// in order, and the lines that could not be used.
@@ -115,6 +141,12 @@ public struct ControlChannel {
   /// Takes up to `maxLinesPerPoll` whole lines from the buffer.
   mutating func takeLines(_ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]) {
     var budget = ControlChannel.maxLinesPerPoll
+    if let loader, loader.busy {
+      // A regions line is out: nothing after it is taken before it is back.
+      guard let (line, result) = loader.take() else { return }
+      _ = use(result, line: line, &due, &errors)
+      return
+    }
     while budget > 0 {
       let pending = UnsafeBufferPointer(rebasing: buffer[start..<end])
       guard let offset = pending.firstIndex(of: UInt8(ascii: "\n")) else {
@@ -148,19 +180,39 @@ public struct ControlChannel {
     _ bytes: UnsafeBufferPointer<UInt8>, _ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]
   ) -> Int {
     let text = String(decoding: bytes, as: UTF8.self)
+    if let loader, ControlLine.loadsRegions(text) {
+      loader.submit(text, file: path, line: lineNumber)
+      return ControlChannel.maxLinesPerPoll
+    }
     do {
-      guard let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board) else { return 1 }
-      let cost = ControlChannel.cost(of: line)
+      let line = try ControlLine.parse(text, file: path, line: lineNumber, board: board)
+      return max(use(.success(line), line: lineNumber, &due, &errors), ControlChannel.cost(bytes: bytes.count))
+    } catch {
+      errors.append(error)
+      return ControlChannel.cost(bytes: bytes.count)
+    }
+  }
+
+  /// Schedules a parsed line (or tells why it could not be parsed);
+  /// returns its cost.
+  mutating func use(
+    _ result: Result<ControlLine?, FileError>, line number: Int,
+    _ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]
+  ) -> Int {
+    switch result {
+    case .failure(let error):
+      errors.append(error)
+      return 1
+    case .success(nil):
+      return 1
+    case .success(let line?):
       if !schedule.add(line, tag: (), due: &due) {
         errors.append(
           FileError(
-            file: path, line: lineNumber,
+            file: path, line: number,
             message: "\(ControlChannel.maxScheduled) timed lines are already waiting (the limit): refused"))
       }
-      return cost
-    } catch {
-      errors.append(error)
-      return 1
+      return ControlChannel.cost(of: line)
     }
   }
 }

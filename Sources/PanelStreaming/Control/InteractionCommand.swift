@@ -107,6 +107,15 @@ public struct ControlLine: Sendable {
     }
   }
 
+  /// Whether `text` is a `regions` line (with or without `at SECONDS`):
+  /// the one command that loads or compiles a map, so the one a real-time
+  /// run parses off its frame loop (`ControlChannel.Loading`).
+  public static func loadsRegions(_ text: String) -> Bool {
+    var (word, tail) = split(Substring(text).drop { $0 == " " || $0 == "\t" })
+    if word == "at" { (word, tail) = split(split(tail).1) }
+    return word == "regions"
+  }
+
   /// The first word and the rest, without the spaces between.
   static func split(_ s: Substring) -> (Substring, Substring) {
     let word = s.prefix { $0 != " " && $0 != "\t" }

@@ -28,11 +28,14 @@ struct InteractionOptions: ParsableArguments {
   @Flag(name: .long, help: "Run without a calibration (nominal gains): force is unavailable.")
   var uncalibrated = false
 
-  /// Loads the files the options name.
-  func setup(board: Board) throws(FileError) -> InteractionSetup {
+  /// Loads the files the options name. `realTime`: the run keeps real
+  /// time, so what a control line loads is loaded off the frame loop.
+  func setup(board: Board, realTime: Bool = false) throws(FileError) -> InteractionSetup {
     var s = InteractionSetup()
     if let regions { s.regions = try RegionMap.load(path: regions, board: board) }
-    if let control { s.control = try ControlChannel(path: control, board: board) }
+    if let control {
+      s.control = try ControlChannel(path: control, board: board, loading: realTime ? .background : .inline)
+    }
     s.sensitivity = sensitivity
     s.forceTouch = forceTouch.map { $0 == .on }
     return s
@@ -51,7 +54,7 @@ struct InteractionOptions: ParsableArguments {
   func recordingCalibration(board: Board, options: BoardOptions) throws(FileError) -> CalibrationRecord {
     if uncalibrated { return try calibration(board: board, options: options) }
     let found = try CalibrationLookup.forRecording(board: board, explicitPath: options.calibration)
-    for note in found.notes { Terminal.writeError("panelctl: note: \(note)\n") }
+    for note in found.notes { StandardError.line("panelctl: note: \(note)") }
     return found.record
   }
 }
@@ -83,12 +86,12 @@ struct InteractionSetup {
   mutating func poll(time: Time_us, _ interaction: inout Interaction) {
     guard control != nil else { return }
     let (due, errors) = control!.poll(time: time)
-    for e in errors { warnings.warn("control line", "panelctl: warning: \(e)\n") }
+    for e in errors { warnings.warn("control line", "panelctl: warning: \(e)") }
     for command in due {
       do {
         try interaction.apply(command)
       } catch {
-        warnings.warn("control line", "panelctl: warning: \(Quote.line("\(control!.path): \(error)"))\n")
+        warnings.warn("control line", "panelctl: warning: \(control!.path): \(error)")
       }
     }
   }
@@ -100,7 +103,7 @@ struct InteractionSetup {
     do {
       try feedback.start()
     } catch {
-      Terminal.writeError("panelctl: warning: \(feedback.settings.bus): \(error)\n")
+      StandardError.line("panelctl: warning: \(feedback.settings.bus): \(error)")
     }
     return feedback
   }

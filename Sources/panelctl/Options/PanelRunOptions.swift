@@ -16,7 +16,7 @@ struct PanelRunOptions: ParsableArguments {
   func open(command: String) throws -> (run: ReportRun, frontEnd: any FrontEnd) {
     let board = try boardOptions.loadBoard()
     let calibration = try interaction.calibration(board: board, options: boardOptions)
-    let setup = try interaction.setup(board: board)
+    let setup = try interaction.setup(board: board, realTime: simulation.speed != 0 || !FrontEndFactory.isSimulated(board))
     let frontEnd = try FrontEndFactory.make(
       board: board, options: simulation.runOptions(length, rate_hz: board.rate_hz))
     let run = ReportRun(
