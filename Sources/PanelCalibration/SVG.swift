@@ -126,9 +126,11 @@ struct SVG {
 
 /// HTML text.
 enum HTML {
+  /// `s` for HTML text or an attribute: markup characters as entities,
+  /// and what does not print escaped as `Quote.printable` shows it.
   static func escape(_ s: String) -> String {
     var out = ""
-    for ch in s {
+    for ch in Quote.printable(s) {
       switch ch {
       case "&": out += "&amp;"
       case "<": out += "&lt;"

@@ -44,17 +44,19 @@ public enum Quote {
     return out
   }
 
-  /// The longest line a message may take: `line(_:)` cuts the rest.
+  /// The longest line a message may take, whole (`panelctl: error: `
+  /// and a closing `...` included): `line(_:)` cuts the rest.
   public static let maxLineCharacters = 500
 
-  /// `text` as one bounded line: escaped like `printable`, and cut after
-  /// `maxLineCharacters` characters (the safety net under every error
-  /// message, whatever a caller put in it).
+  /// `text` as one bounded line: escaped like `printable`, and at most
+  /// `maxLineCharacters` characters once escaped, ending in `...` when cut
+  /// (the safety net under every message on standard error, whatever a
+  /// caller put in it).
   public static func line<S: StringProtocol>(_ text: S) -> String {
-    let head = text.prefix(maxLineCharacters)
-    var out = printable(head)
-    if head.endIndex != text.endIndex { out += "..." }
-    return out
+    let head = text.prefix(maxLineCharacters + 1)
+    let out = printable(head)
+    if out.count <= maxLineCharacters && head.endIndex == text.endIndex { return out }
+    return String(out.prefix(maxLineCharacters - 3)) + "..."
   }
 
   /// Whether `scalar` prints as itself on a terminal (no control, format,

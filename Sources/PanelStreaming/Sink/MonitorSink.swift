@@ -40,7 +40,8 @@ public struct MonitorSink: FrameSink {
     draws = isatty(fd) != 0
     map = HeatmapLayout(board: board, colour: colour)
     normalizer = NDJSONEncoder(interaction: board.interaction)
-    title = Array("panelctl monitor  \(board.name)  \(serial)".utf8.prefix(46))
+    // The names come from files: escaped, so they cannot drive the terminal.
+    title = Array(String(Quote.printable("panelctl monitor  \(board.name)  \(serial)").prefix(46)).utf8)
     interval_us = 1_000_000 / Int64(max(1, refresh_hz))
     if draws {
       screen.append("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")

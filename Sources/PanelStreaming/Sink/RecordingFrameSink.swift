@@ -63,7 +63,7 @@ public struct RecordingFrameSink: FrameSink {
   mutating func stop(_ error: FileError, frame: UInt64) {
     stopped = (error, frame)
     box.writer = nil  // flushes what it can; the .partial file stays
-    StandardError.write("panelctl: warning: recording stopped at frame \(frame), the stream goes on: \(error)\n")
+    StandardError.line("panelctl: warning: recording stopped at frame \(frame), the stream goes on: \(error)\n")
   }
 
   public mutating func finish() throws(SinkError) {

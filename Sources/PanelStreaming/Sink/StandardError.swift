@@ -1,3 +1,4 @@
+import PanelFormats
 import PanelHardware
 
 #if canImport(Glibc)
@@ -8,6 +9,12 @@ import PanelHardware
 
 /// Lines on standard error, written unbuffered and whole.
 public enum StandardError {
+  /// Writes one message line (a trailing newline of `text` is its own):
+  /// escaped and cut to `Quote.maxLineCharacters`, prefix included.
+  public static func line(_ text: String) {
+    write(Quote.line(text.hasSuffix("\n") ? text.dropLast() : Substring(text)) + "\n")
+  }
+
   /// Writes `text`, retrying short writes and EINTR; a closed standard
   /// error is ignored.
   public static func write(_ text: String) {
@@ -57,9 +64,10 @@ public struct WarningLimiter: Sendable {
     return shown
   }
 
-  /// Writes `line` on standard error if a warning of `kind` is admitted now.
+  /// Writes `line` on standard error (one bounded line, `StandardError.line`)
+  /// if a warning of `kind` is admitted now.
   public mutating func warn(_ kind: String, _ line: String) {
-    if admit(kind, now_us: monotonicMicroseconds()) { StandardError.write(line) }
+    if admit(kind, now_us: monotonicMicroseconds()) { StandardError.line(line) }
   }
 
   /// One line per kind with warnings not shown: `12345 control line

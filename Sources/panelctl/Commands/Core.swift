@@ -41,7 +41,7 @@ extension PanelCtl {
           coupling: calibration.coreCoupling, to: &sink)
         if let recording {
           var source = try RecordingFrontEnd(path: recording, board: board)
-          for warning in source.warnings { Terminal.writeError("panelctl: warning: \(warning)\n") }
+          for warning in source.warnings { StandardError.line("panelctl: warning: \(warning)") }
           var frame = RawFrame(cellCount: board.cellCount)
           while try source.next(into: &frame) {
             writer.writeFrame(&frame, to: &sink)

@@ -82,7 +82,8 @@ extension PanelCtl {
       var text = ""
       for line in lines {
         let label = line.label + String(repeating: " ", count: max(0, 11 - line.label.count))
-        text += (line.label.isEmpty ? "             " : label + "  ") + line.text + "\n"
+        // Names from the board file and from the chips: escaped.
+        text += (line.label.isEmpty ? "             " : label + "  ") + Quote.printable(line.text) + "\n"
       }
       print(text, terminator: "")
     }

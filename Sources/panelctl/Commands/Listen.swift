@@ -92,7 +92,7 @@ struct Receiver {
     return poll(&p, 1, 100) > 0
   }
 
-  func say(_ text: String) { Terminal.writeError("panelctl: listen: \(text)\n") }
+  func say(_ text: String) { StandardError.line("panelctl: listen: \(text)") }
 
   /// NDJSON over TCP: every line of every connection, as it arrives. Each
   /// connection is served on its own (poll over all of them: an idle one

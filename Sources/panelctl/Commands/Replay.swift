@@ -24,12 +24,12 @@ extension PanelCtl {
       let calibration = try interaction.recordingCalibration(board: board, options: boardOptions)
       let setup = try interaction.setup(board: board)
       let source = try RecordingFrontEnd(path: recording, board: board)
-      for warning in source.warnings { Terminal.writeError("panelctl: warning: \(warning)\n") }
+      for warning in source.warnings { StandardError.line("panelctl: warning: \(warning)") }
       var run = ReportRun(command: "replay", board: board, calibration: calibration, frames: nil, setup: setup)
       // The copy shares the reader: it follows the loop through the file.
       run.progress = ("replaying", { source.fractionRead })
       try output.run(run, source, extra: RecordingFrameSink?.none)
-      if let note = source.cutOffNote { Terminal.writeError("panelctl: note: \(note)\n") }
+      if let note = source.cutOffNote { StandardError.line("panelctl: note: \(note)") }
     }
   }
 }

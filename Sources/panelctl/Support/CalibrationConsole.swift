@@ -36,11 +36,11 @@ struct CalibrationConsole: LiveCalibrationObserver {
     switch mode {
     case .guided:
       clearLine()
-      Terminal.writeError("Step \(index) of \(count) (\(step.role.rawValue)): \(instruction(step))\n")
+      Terminal.writeError("Step \(index) of \(count) (\(step.role.rawValue)): \(Quote.printable(instruction(step)))\n")
     case .unattended:
       guard terminal else { return }
       clearLine()
-      Terminal.writeError("\rcalibrating: step \(index)/\(count), \(step.role.rawValue) \(short(step))")
+      Terminal.writeError("\rcalibrating: step \(index)/\(count), \(step.role.rawValue) \(Quote.printable(short(step)))")
       drawn = true
     case .fixture:
       var line = "step=\(index) of=\(count) role=\(step.role.rawValue) load_g=\(step.load_g)"

@@ -55,7 +55,7 @@ enum Failure {
     }
     // One bounded line, escaped, whatever the message carries (a command
     // line's value is quoted by the argument parser whole).
-    Terminal.writeError("panelctl: error: " + Quote.line(oneLine(message)) + "\n")
+    StandardError.line("panelctl: error: " + oneLine(message))
     Glibc.exit(status.rawValue)
   }
 
