@@ -123,4 +123,17 @@ import Testing
     let short = screen.line(23)
     #expect(short == "events: pop #3" + String(repeating: " ", count: 53) + "Ctrl-C quits ", "\(short)")
   }
+
+  /// The board's name and the panel's serial come from files: the title
+  /// shows them escaped, so they cannot set the terminal's title or clear
+  /// its screen.
+  @Test func theTitleShowsNamesEscaped() throws {
+    var board = try Repo.board("sim-plate4")
+    board.name = "x\u{1B}]0;owned\u{7}"
+    let fd = open("/dev/null", O_WRONLY)
+    defer { close(fd) }
+    let sink = MonitorSink(board: board, serial: "\u{1B}[2J", fd: fd)
+    #expect(!sink.title.contains(0x1B) && !sink.title.contains(7))
+    #expect(String(decoding: sink.title, as: UTF8.self).hasPrefix(#"panelctl monitor  x\u{1B}]0;owned\u{7}"#))
+  }
 }
