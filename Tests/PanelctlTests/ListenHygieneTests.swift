@@ -59,6 +59,44 @@ import Testing
     #expect(!result.stdout.contains("\u{1B}"))
   }
 
+  /// The lock-out: 16 idle TCP connections. A new one takes the
+  /// place of the one idle the longest, so the real stream gets through;
+  /// and a connection that sends nothing for --idle-timeout is closed.
+  @Test func idleConnectionsNeverLockTheStreamOut() throws {
+    let port = ListenTests.freePort(datagram: false)
+    let listen = try BackgroundPanelctl(
+      ["listen", "--format", "ndjson", "--bind", "127.0.0.1", "\(port)", "--frames", "3", "--duration", "30"])
+    #expect(listen.waitForStderr(containing: "ndjson on tcp", timeout: 10))
+    var idle: [Int32] = []
+    defer { for fd in idle { close(fd) } }
+    for k in 1...16 {
+      idle.append(try Self.connect(port))
+      #expect(listen.waitForStderr(containing: "connection \(k)\n", timeout: 10))
+    }
+    let stream = try Self.connect(port)
+    #expect(listen.waitForStderr(containing: "connection 1 closed for connection 17: the quietest of 16", timeout: 10))
+    Self.send(stream, Array("{\"frame\":1}\n{\"frame\":2}\n{\"frame\":3}\n".utf8))
+    close(stream)
+    let result = try #require(listen.wait(timeout: 30))
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout == "{\"frame\":1}\n{\"frame\":2}\n{\"frame\":3}\n", "\(result.stderr)")
+
+    // A connection that sends nothing for --idle-timeout is closed.
+    let port2 = ListenTests.freePort(datagram: false)
+    let again = try BackgroundPanelctl(
+      ["listen", "--format", "ndjson", "--bind", "127.0.0.1", "\(port2)", "--frames", "1", "--duration", "30",
+       "--idle-timeout", "1"])
+    #expect(again.waitForStderr(containing: "ndjson on tcp", timeout: 10))
+    let quiet = try Self.connect(port2)
+    defer { close(quiet) }
+    #expect(again.waitForStderr(containing: "connection 1 closed: nothing for 1.0 s", timeout: 10))
+    let talker = try Self.connect(port2)
+    Self.send(talker, Array("{\"frame\":1}\n".utf8))
+    close(talker)
+    let second = try #require(again.wait(timeout: 30))
+    #expect(second.status == 0 && second.stdout == "{\"frame\":1}\n", "\(second.stderr)")
+  }
+
   @Test func tuioStringsAreEscapedInRawOutput() throws {
     let port = ListenTests.freePort(datagram: true)
     let listen = try BackgroundPanelctl(

@@ -11,7 +11,9 @@ extension PanelCtl {
       abstract: "Receive a report stream on the host side and print it (check a link from both ends).",
       discussion: """
         ndjson: accepts TCP connections on PORT (default 3334), up to 16 at \
-        once, each served on its own, and prints each report line whole as \
+        once, each served on its own (one that sends nothing for --idle-timeout \
+        seconds is closed; when 16 are open, a new one takes the place of the \
+        one idle the longest), and prints each report line whole as \
         it arrives (bytes that do not print as themselves escaped as in \
         JSON, \\u001b; a line over 16 MiB dropped with a note). tuio, tuio1: receives OSC bundles on UDP PORT \
         (default 3333), checks them strictly (OSC 1.0 alignment, padding, type \
@@ -34,6 +36,11 @@ extension PanelCtl {
     @Option(name: .long, help: ArgumentHelp("Stop after this many seconds.", valueName: "SECONDS"))
     var duration: Double?
 
+    @Option(
+      name: .customLong("idle-timeout"),
+      help: ArgumentHelp("ndjson: close a connection that sends nothing for this long (default 30).", valueName: "SECONDS"))
+    var idleTimeout: Double = 30
+
     @Flag(name: .long, help: "tuio: print every OSC message as it came (address, type tags, arguments).")
     var raw = false
 
@@ -42,13 +49,16 @@ extension PanelCtl {
       try OptionBounds.frames(frames)
       try OptionBounds.duration(duration)
       if raw && format == .ndjson { throw ValidationError("--raw is for tuio") }
+      if !(idleTimeout > 0 && idleTimeout <= 86_400) { throw ValidationError("--idle-timeout must be 0 < SECONDS <= 86400") }
     }
 
     func run() throws {
       let p = UInt16(port ?? Int(format == .ndjson ? OutputOptions.ndjsonPort : OutputOptions.tuioPort))
       let address = try SocketAddress("\(bind.contains(":") ? "[\(bind)]" : bind):\(p)", datagram: format != .ndjson)
       Terminal.stopOnSignals()
-      var receiver = Receiver(limit: frames, deadline: duration.map { monotonicMicroseconds() + Int64(saturating: $0 * 1e6) })
+      var receiver = Receiver(
+        limit: frames, deadline: duration.map { monotonicMicroseconds() + Int64(saturating: $0 * 1e6) },
+        idle_us: Int64(idleTimeout * 1e6))
       if format == .ndjson {
         try receiver.lines(on: address)
       } else {
@@ -63,6 +73,8 @@ extension PanelCtl {
 struct Receiver {
   let limit: Int?
   let deadline: Int64?
+  /// How long a TCP connection may send nothing before it is closed.
+  var idle_us: Int64 = 30_000_000
   var received = 0
   var malformed = 0
   var connections = 0
@@ -110,7 +122,10 @@ struct Receiver {
     while !done {
       var fds = [pollfd(fd: server, events: Int16(POLLIN), revents: 0)]
       fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-      guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
+      guard poll(&fds, nfds_t(fds.count), 100) > 0 else {
+        closeIdle(&clients)
+        continue
+      }
       if fds[0].revents != 0 { acceptClient(server, &clients) }
       var closed: [Int] = []
       for (i, p) in fds.dropFirst().enumerated() where p.revents != 0 && !done {
@@ -120,6 +135,7 @@ struct Receiver {
           continue
         }
         if n < 0 { continue }
+        clients[i].lastHeard_us = monotonicMicroseconds()
         for line in clients[i].take(chunk[0..<n]) {
           switch line {
           case .whole(let bytes):
@@ -136,23 +152,37 @@ struct Receiver {
         if !done { say("connection \(clients[i].number) closed") }
         clients.remove(at: i)
       }
+      closeIdle(&clients)
     }
     say("\(received) lines, \(connections) connections")
   }
 
-  /// Accepts a waiting connection; beyond `LineClient.maxClients` at once,
-  /// it is closed with a note.
+  /// Accepts a waiting connection; when `LineClient.maxClients` are open,
+  /// the one that has sent nothing for the longest is closed for it (idle
+  /// connections never lock the stream out).
   mutating func acceptClient(_ server: Int32, _ clients: inout [LineClient]) {
     let fd = accept(server, nil, nil)
     guard fd >= 0 else { return }
     connections += 1
-    guard clients.count < LineClient.maxClients else {
-      close(fd)
-      say("connection \(connections) refused: \(LineClient.maxClients) are open")
-      return
+    if clients.count >= LineClient.maxClients, let oldest = clients.indices.min(by: { clients[$0].lastHeard_us < clients[$1].lastHeard_us }) {
+      let quiet_s = Double(monotonicMicroseconds() - clients[oldest].lastHeard_us) / 1e6
+      say("connection \(clients[oldest].number) closed for connection \(connections): the quietest of \(LineClient.maxClients) (nothing for \((quiet_s * 10).rounded() / 10) s)")
+      close(clients[oldest].fd)
+      clients.remove(at: oldest)
     }
-    clients.append(LineClient(fd: fd, number: connections))
+    clients.append(LineClient(fd: fd, number: connections, now_us: monotonicMicroseconds()))
     say("connection \(connections)")
+  }
+
+  /// Closes the connections that sent nothing for `idle_us`.
+  func closeIdle(_ clients: inout [LineClient]) {
+    let now = monotonicMicroseconds()
+    clients.removeAll { c in
+      guard now - c.lastHeard_us >= idle_us else { return false }
+      close(c.fd)
+      say("connection \(c.number) closed: nothing for \(Double(idle_us) / 1e6) s")
+      return true
+    }
   }
 
   /// TUIO over UDP: each datagram decoded strictly and printed. Datagrams
@@ -326,13 +356,16 @@ struct LineClient {
 
   let fd: Int32
   let number: Int
+  /// When it last sent something (or connected), monotonic us.
+  var lastHeard_us: Int64
   var pending: [UInt8] = []
   /// Bytes of a line too long to keep, until its newline.
   var skipped = 0
 
-  init(fd: Int32, number: Int) {
+  init(fd: Int32, number: Int, now_us: Int64) {
     self.fd = fd
     self.number = number
+    lastHeard_us = now_us
   }
 
   enum Line {
