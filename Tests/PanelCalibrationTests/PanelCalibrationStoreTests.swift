@@ -233,3 +233,66 @@ extension PanelCalibrationStoreTests {
     #expect(rig.hardware.eeprom?.pageWrites ?? 0 >= 2 * 128 / 32)
   }
 }
+
+extension PanelCalibrationStoreTests {
+  /// How power is lost during a write.
+  enum Cut: CaseIterable, CustomStringConvertible {
+    /// As the byte arrives on the bus: its page is never programmed.
+    case arriving
+    /// While the byte is being programmed: its page keeps the bytes before
+    /// it, the byte itself corrupted.
+    case programming
+    var description: String { self == .arriving ? "arriving" : "programming" }
+  }
+
+  /// A calibration write interrupted at every byte offset of both copies,
+  /// as each byte arrives and while it is programmed, from an EEPROM whose
+  /// copies hold the same record, or one record and a broken copy (a write
+  /// that was itself interrupted in its second copy): the next boot — the board's lookup, panel
+  /// first — always finds a valid record, the newest of the old ones while
+  /// the first copy is being written and the new one after, and the next
+  /// write goes through. A plate's record on a 24C02 (8-byte pages) and on
+  /// a 24C32 (32-byte pages).
+  @Test(arguments: [("sim-plate4", EEPROM24.Kind.c02), ("sim-plate4", .c32)])
+  func aWriteInterruptedAtEveryByteBootsTheOldOrTheNew(_ name: String, _ kind: EEPROM24.Kind) throws {
+    let (board, older) = try Self.record(name, created: "2026-01-01T00:00:00Z", scale: 0.99)
+    let (_, old) = try Self.record(name, created: "2026-01-15T00:00:00Z")
+    let (_, new) = try Self.record(name, created: "2026-02-01T00:00:00Z", scale: 1.01)
+    let size = try PanelRecordCodec.encode(new, board: board, sequence: 1).count
+    // Both copies the same (sequence 1), or copy 1 at sequence 2 and copy 2
+    // broken (a write interrupted in its second copy).
+    let same: [UInt8] = try {
+      let bench = Bench(kind)
+      _ = try bench.write(old, board: board)
+      return bench.chip.memory
+    }()
+    let mixed: [UInt8] = try {
+      let bench = Bench(kind)
+      _ = try bench.write(older, board: board)
+      bench.chip.cutPower(afterDataBytes: size + size / 2)
+      #expect(throws: PanelStoreError.self) { try bench.write(old, board: board) }
+      bench.chip.restorePower()
+      return bench.chip.memory
+    }()
+    for (image, sequence) in [(same, UInt32(1)), (mixed, 2)] {
+      #expect(Bench(kind, contents: image).read(board).sequence == sequence)
+      for cut in Cut.allCases {
+        for offset in 0..<(2 * size) {
+          let bench = Bench(kind, contents: image)
+          switch cut {
+          case .arriving: bench.chip.cutPower(afterDataBytes: offset)
+          case .programming: bench.chip.cutPower(programmingByte: offset)
+          }
+          let comment: Comment = "\(name), from sequence \(sequence), power lost \(cut) byte \(offset) of \(2 * size)"
+          #expect(throws: PanelStoreError.self, comment) { try bench.write(new, board: board) }
+          bench.chip.restorePower()
+          // The next boot: the board's lookup, the panel's copy first.
+          let found = try CalibrationLookup.find(board: board, explicitPath: nil, panel: bench.read(board))
+          #expect(found.origin.hasPrefix("panel"), comment)
+          Self.expectSame(found.record, offset < size ? old : new, comment)
+          #expect(try bench.write(new, board: board) == (offset < size ? sequence + 1 : sequence + 2), comment)
+        }
+      }
+    }
+  }
+}

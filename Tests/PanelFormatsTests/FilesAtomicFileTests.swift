@@ -33,11 +33,12 @@ struct FilesAtomicFileTests {
   @Test func failedReplaceKeepsThePreviousFile() throws {
     let directory = try FilesTestSupport.makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    // The target is a non-empty directory: rename must fail, the temp file must go.
+    // The target is a non-empty directory: refused before anything is
+    // written (OutputFile), no temporary file left.
     let path = directory + "/target"
     try FileManager.default.createDirectory(atPath: path + "/inside", withIntermediateDirectories: true)
     let message = FilesTestSupport.failure { try AtomicFile.write("x", to: path) }
-    #expect(message?.hasPrefix("\(path): cannot rename ") == true)
+    #expect(message?.hasPrefix("\(path): is a directory: an output must be a new name, a regular file or a link to one") == true)
     #expect(try FilesTestSupport.contents(of: directory) == ["target"])
     #expect(try FilesTestSupport.contents(of: path) == ["inside"])
   }

@@ -12,7 +12,9 @@ import PanelHardware
 /// - Power loss: `cutPower(afterDataBytes:)` drops power as the next write's
 ///   n+1-th data byte arrives (that page is never programmed); `cutPower(at:)`
 ///   during a write cycle leaves the page partly programmed, the byte being
-///   programmed corrupted. Unpowered, the chip acknowledges nothing.
+///   programmed corrupted; `cutPower(programmingByte:)` does that while the
+///   coming writes' n-th data byte is being programmed. Unpowered, the chip
+///   acknowledges nothing.
 public final class SimulatedEEPROM: SimulatedI2CDevice {
   public let address: I2CAddress
   public let kind: EEPROM24.Kind
@@ -38,6 +40,8 @@ public final class SimulatedEEPROM: SimulatedI2CDevice {
   var busyUntil_ns: Int64 = .min
   var cyclePending = false
   var powerCutCountdown: Int?
+  /// Data bytes still to be programmed before power goes (mid-cycle).
+  var programmingCutCountdown: Int?
 
   public init(kind: EEPROM24.Kind, address: I2CAddress = 0x50, contents: [UInt8]? = nil) {
     self.kind = kind
@@ -51,6 +55,13 @@ public final class SimulatedEEPROM: SimulatedI2CDevice {
   /// Loses power when the `n+1`-th data byte of the coming writes arrives.
   public func cutPower(afterDataBytes n: Int) {
     powerCutCountdown = n
+  }
+
+  /// Loses power while the coming writes' `n`-th data byte (from 0) is
+  /// being programmed: its page keeps the bytes before it (in address
+  /// order), that byte is corrupted, the rest of the page is not written.
+  public func cutPower(programmingByte n: Int) {
+    programmingCutCountdown = n
   }
 
   /// Loses power at `ns`: a write cycle then running programs only part of
@@ -81,6 +92,7 @@ public final class SimulatedEEPROM: SimulatedI2CDevice {
   public func restorePower() {
     isPowered = true
     powerCutCountdown = nil
+    programmingCutCountdown = nil
     writing = false
   }
 
@@ -159,6 +171,14 @@ public final class SimulatedEEPROM: SimulatedI2CDevice {
       cyclePending = true
       cycleStart_ns = ns
       busyUntil_ns = ns + writeCycle_ns
+      if let n = programmingCutCountdown {
+        if n < latchCount {
+          programmingCutCountdown = nil
+          cutPower(at: ns + Int64((Double(n) + 0.5) / Double(latchCount) * Double(writeCycle_ns)))
+        } else {
+          programmingCutCountdown = n - latchCount
+        }
+      }
     }
   }
 }
