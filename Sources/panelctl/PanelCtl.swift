@@ -22,8 +22,14 @@ struct PanelCtl: ParsableCommand {
 enum Main {
   static func main() {
     Terminal.ignoreBrokenPipe()
+    let arguments = CommandLineHelp.joiningNegativeValues(Array(CommandLine.arguments.dropFirst()))
+    var command: ParsableCommand
     do {
-      var command = try PanelCtl.parseAsRoot()
+      command = try PanelCtl.parseAsRoot(arguments)
+    } catch {
+      Failure.exit(error, diagnosis: CommandLineHelp.diagnose(arguments))
+    }
+    do {
       try command.run()
     } catch {
       Failure.exit(error)

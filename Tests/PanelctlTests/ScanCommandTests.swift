@@ -20,13 +20,13 @@ import Testing
   }
 
   @Test(arguments: [
-    (["0x80"], "first address must be 0x00...0x7f, is 0x80"),
-    (["0x10", "200"], "last address must be 0x00...0x7f, is 200"),
+    (["0x80"], "first address 0x80 is out of range (allowed: 0x00...0x7f)"),
+    (["0x10", "200"], "last address 200 is out of range (allowed: 0x00...0x7f)"),
     (["zz"], "first address \"zz\" is not a number"),
     (["0x50", "0x20"], "first address 0x50 is after last address 0x20"),
-    (["--channel", "8"], "--channel must be 0...7, is 8"),
-    (["--channel=-1"], "--channel must be 0...7, is -1"),
-    (["--mux", "0x20", "--channel", "1"], "--mux must be 0x70...0x77, is 0x20"),
+    (["--channel", "8"], "--channel 8 is out of range (allowed: 0...7)"),
+    (["--channel=-1"], "--channel -1 is out of range (allowed: 0...7)"),
+    (["--mux", "0x20", "--channel", "1"], "--mux 0x20 is out of range (allowed: 0x70...0x77)"),
     (["--mux", "0x71"], "--mux needs --channel"),
   ])
   func anAddressOrChannelOutOfRange(arguments: [String], message: String) throws {

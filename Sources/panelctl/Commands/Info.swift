@@ -21,7 +21,7 @@ extension PanelCtl {
 
     func validate() throws {
       if !(0...OptionBounds.maxFrames).contains(frames) {
-        throw ValidationError("--frames must be 0...\(OptionBounds.maxFrames), is \(frames)")
+        throw OptionBounds.outOfRange("--frames", frames, allowed: "0...\(OptionBounds.maxFrames)")
       }
     }
 

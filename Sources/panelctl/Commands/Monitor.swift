@@ -19,7 +19,7 @@ extension PanelCtl {
     var noColour = false
 
     func validate() throws {
-      guard (1...60).contains(refresh) else { throw ValidationError("--refresh must be 1 to 60, is \(refresh)") }
+      guard (1...60).contains(refresh) else { throw OptionBounds.outOfRange("--refresh", refresh, allowed: "1...60") }
     }
 
     func run() throws {

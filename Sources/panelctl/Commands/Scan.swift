@@ -65,7 +65,7 @@ extension PanelCtl {
       guard mux != nil || channel != nil else { return nil }
       let address = try mux.map { try I2CNumber.address($0, field: "--mux", range: 0x70...0x77) } ?? 0x70
       guard let channel else { throw ValidationError("--mux needs --channel N (0...7)") }
-      guard (0...7).contains(channel) else { throw ValidationError("--channel must be 0...7, is \(channel)") }
+      guard (0...7).contains(channel) else { throw OptionBounds.outOfRange("--channel", channel, allowed: "0...7") }
       return MuxChannel(mux: I2CAddress(address), channel: channel)
     }
 

@@ -48,7 +48,7 @@ extension PanelCtl.Sim {
     var markdown = false
 
     func validate() throws {
-      if let panels, !(1...200).contains(panels) { throw ValidationError("--panels must be 1...200") }
+      if let panels, !(1...200).contains(panels) { throw OptionBounds.outOfRange("--panels", panels, allowed: "1...200") }
     }
 
     func run() throws {

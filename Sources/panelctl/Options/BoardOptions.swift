@@ -54,22 +54,30 @@ enum OptionBounds {
   /// The most frames a run may ask for (a run's longest length at the highest rate).
   static let maxFrames = 1_000_000_000_000
 
+  /// The one wording of a value outside its option's range:
+  /// "--speed -1 is out of range (allowed: 0 or 0.001...1000)".
+  static func outOfRange(_ option: String, _ value: some CustomStringConvertible, allowed: String) -> ValidationError {
+    var text = value.description
+    if let d = value as? Double, d == d.rounded(), abs(d) < 1e15 { text = String(Int64(d)) }
+    return ValidationError("\(option) \(text) is out of range (allowed: \(allowed))")
+  }
+
   static func duration(_ d: Double?) throws {
     if let d, !ValueBound.runLength_s.contains(d) {
-      throw ValidationError("--duration \(ValueBound.runLength_s.violation(d))")
+      throw outOfRange("--duration", d, allowed: ValueBound.runLength_s.description)
     }
   }
 
   static func frames(_ f: Int?) throws {
     if let f, !(1...maxFrames).contains(f) {
-      throw ValidationError("--frames must be 1...\(maxFrames), is \(f)")
+      throw outOfRange("--frames", f, allowed: "1...\(maxFrames)")
     }
   }
 
   /// 0 (as fast as possible) or within `ValueBound.speed`.
   static func speed(_ s: Double) throws {
     if s != 0 && !ValueBound.speed.contains(s) {
-      throw ValidationError("--speed must be 0 (as fast as possible) or \(ValueBound.speed), is \(s)")
+      throw outOfRange("--speed", s, allowed: "0 (as fast as possible) or \(ValueBound.speed)")
     }
   }
 }

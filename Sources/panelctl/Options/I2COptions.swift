@@ -16,7 +16,7 @@ enum I2CNumber {
       throw ValidationError("\(field) \"\(text)\" is not a number (write it as 0x2a or 42)")
     }
     guard v >= Int(range.lowerBound) && v <= Int(range.upperBound) else {
-      throw ValidationError("\(field) must be \(hex(range.lowerBound))...\(hex(range.upperBound)), is \(text)")
+      throw OptionBounds.outOfRange(field, text, allowed: "\(hex(range.lowerBound))...\(hex(range.upperBound))")
     }
     return UInt8(v)
   }

@@ -25,8 +25,10 @@ struct CommandFailure: Error, CustomStringConvertible {
 
 enum Failure {
   /// Prints one line for `error` on standard error and exits non-zero
-  /// (help and version requests exit 0 with their text).
-  static func exit(_ error: Error) -> Never {
+  /// (help and version requests exit 0 with their text). A command line
+  /// the parser refused is explained by `diagnosis` when there is one (the
+  /// unknown word and what was probably meant), with the usage status.
+  static func exit(_ error: Error, diagnosis: String? = nil) -> Never {
     let code = PanelCtl.exitCode(for: error)
     if code == .success {
       PanelCtl.exit(withError: error)  // --help, --version
@@ -34,6 +36,9 @@ enum Failure {
     let status: ExitStatus
     let message: String
     switch error {
+    case _ where diagnosis != nil:
+      status = .usage
+      message = diagnosis ?? ""
     case let f as CommandFailure:
       status = f.status
       message = f.message
