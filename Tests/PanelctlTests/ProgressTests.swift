@@ -62,11 +62,48 @@ import Testing
     let percents = r.terminal.matches(of: #/recording: \d+ frames \([\d.]+ s\) (\d+)%/#).map { Int($0.1)! }
     #expect(percents.count >= 2, "\(r.terminal)")
     #expect(percents == percents.sorted() && percents.allSatisfy { (0...100).contains($0) }, "\(percents)")
-    // In a pipe: nothing.
+    // The line's last state is the end (not the last redraw, 0.2 s before),
+    // and a summary follows it.
+    #expect(percents.last == 100, "\(r.terminal)")
+    #expect(r.terminal.contains("panelctl: record: 640 frames (2.0 s) written to \(dir.path)/r.csv"), "\(r.terminal)")
+    // In a pipe: no progress, only what was written.
     let piped = try Panelctl.run([
       "record", "--board", Panelctl.root + "/boards/sim-plate4.toml", "--speed", "0", "--duration", "2", "--out", dir.path + "/p.csv",
     ])
-    #expect(piped.status == 0 && piped.stderr.isEmpty, "\(piped.stderr)")
+    #expect(piped.status == 0, "\(piped.stderr)")
+    #expect(piped.stderr == "panelctl: record: 640 frames (2.0 s) written to \(dir.path)/p.csv\n", "\(piped.stderr)")
+  }
+
+  /// `--flush frame`: every frame reaches the `.partial` file as it is
+  /// recorded, so a kill loses none (the default writes once a second: at
+  /// a hundredth of real time, not once in the 20 s this test waits).
+  @Test func recordFlushedEveryFrameLosesNothingToAKill() throws {
+    let dir = try Panelctl.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let csv = dir.path + "/k.csv"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Panelctl.executable)
+    process.arguments = [
+      "record", "--board", Panelctl.root + "/boards/sim-plate4.toml", "--speed", "0.01", "--duration", "60",
+      "--flush", "frame", "--out", csv,
+    ]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Three frames at 3.2 frames a second: about a second.
+    let partial = csv + ".partial"
+    var rows = 0
+    for _ in 0..<2000 where rows < 4 {
+      rows = ((try? String(contentsOfFile: partial, encoding: .utf8)) ?? "").split(separator: "\n").count
+      if rows < 4 { usleep(10_000) }
+    }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(rows >= 4, "header and three frames in the .partial file before the kill (\(rows) lines)")
+    let replay = try Panelctl.run([
+      "replay", partial, "--board", "boards/sim-plate4.toml", "--calibration", "calibration/sim-plate4.toml", "--idle",
+    ])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(replay.stdout.split(separator: "\n").count >= 3)
   }
 
   @Test func replayOfALongRecordingShowsHowMuchIsRead() throws {

@@ -8,9 +8,19 @@ extension PanelCtl {
       abstract: "Record raw frames (CSV) from the panel.",
       discussion: """
         The file appears under its name only when the recording is complete; \
-        until then it is FILE.partial, flushed as it grows. Ctrl-C ends the \
-        recording cleanly.
+        until then it is FILE.partial, written out about once a second \
+        (--flush second: a kill loses at most the last second) or after every \
+        frame (--flush frame). Ctrl-C ends the recording cleanly. At the end \
+        one line on standard error says what was written.
         """)
+
+    /// When the `.partial` file is handed to the kernel.
+    enum FlushPolicy: String, ExpressibleByArgument, CaseIterable {
+      /// After every frame: a kill loses nothing (a write per frame).
+      case frame
+      /// About once a second (the board's rate in frames).
+      case second
+    }
 
     @OptionGroup var boardOptions: BoardOptions
     @OptionGroup var length: RunLengthOptions
@@ -18,6 +28,9 @@ extension PanelCtl {
 
     @Option(name: .long, help: ArgumentHelp("The recording to write.", valueName: "FILE.csv"))
     var out: String
+
+    @Option(name: .long, help: "When the .partial file is written out: after every frame, or about once a second.")
+    var flush: FlushPolicy = .second
 
     func run() throws {
       _ = try OutputFile.target(out)
@@ -54,13 +67,15 @@ extension PanelCtl {
             temperatureC: frame.hasTemperature ? frame.temperature.celsius : nil)
         }
         count += 1
-        // Flushed about once a second, so a crash loses at most that much.
-        if count % board.rate_hz == 0 { try writer.flush() }
+        // A kill loses at most what was not flushed: a frame or a second.
+        if flush == .frame || count % board.rate_hz == 0 { try writer.flush() }
         progress.update(count)
       }
-      progress.finish()
+      progress.finish(count)
       for line in warnings.summary { StandardError.line("panelctl: record: \(line)") }
       try writer.finish()
+      StandardError.line(
+        "panelctl: record: \(count) frames (\(progress.format(progress.seconds(count))) s) written to " + Quote.line(out))
     }
   }
 }

@@ -90,7 +90,7 @@ struct ReportRun {
         setup.poll(time: loop.reportTime, &loop.interaction)
         bar?.update(Int(loop.frames), fraction: progress?.fraction())
       }
-      bar?.finish()
+      bar?.finish(Int(loop.frames), fraction: progress?.fraction())
       // A source that ended without saying so first: the touches still
       // down are cancelled on a closing line (docs/formats.md).
       if loop.finish() && !sinks.isClosed { try sinks.consume(loop) }

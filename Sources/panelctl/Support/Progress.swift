@@ -29,21 +29,29 @@ struct Progress {
     let now = monotonicMicroseconds()
     guard now - last >= 200_000 else { return }
     last = now
-    let seconds = Double(done) / Double(max(rate_hz, 1))
-    var line = "\r\(label): \(done) frames (\(format(seconds)) s)"
-    if let f = fraction() {
+    draw(done, fraction: fraction())
+    drawn = true
+  }
+
+  func draw(_ done: Int, fraction: Double?) {
+    var line = "\r\(label): \(done) frames (\(format(seconds(done))) s)"
+    if let f = fraction {
       line += " \(Int(saturating: (max(0, min(1, f)) * 100).rounded(.down)))%"
     } else if let total, total > 0 {
       line += " \(min(done, total) * 100 / total)%"
     }
     Terminal.writeError(line + "   ")
-    drawn = true
   }
 
-  mutating func finish() {
+  /// Ends the line: when it was drawn, once more with the final count (the
+  /// last redraw may be up to 0.2 s old), so it never stays at "90%".
+  mutating func finish(_ done: Int? = nil, fraction: Double? = nil) {
+    if drawn, let done { draw(done, fraction: fraction) }
     if drawn { Terminal.writeError("\n") }
     drawn = false
   }
+
+  func seconds(_ frames: Int) -> Double { Double(frames) / Double(max(rate_hz, 1)) }
 
   func format(_ s: Double) -> String {
     let tenths = Int(saturating: (s * 10).rounded())
