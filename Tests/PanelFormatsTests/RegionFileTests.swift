@@ -122,27 +122,69 @@ import Testing
     #expect(placement(135, 75) == MenuPlacement(side: .above, align: .right))
   }
 
-  /// Texts a report line carries are bounded: names, titles, subtitles,
-  /// icons and the map's name, at most 64 bytes of UTF-8 each.
+  /// Texts a report line carries are bounded: names, icons and the map's
+  /// name at most 64 bytes of UTF-8 (identifiers), titles and subtitles
+  /// at most 256 (texts for people, translated).
   @Test func namesAndTitlesHaveALengthLimit() throws {
     let long = String(repeating: "n", count: 13_000)
     let named = Self.mail.replacingOccurrences(of: "name = \"mail\"", with: "name = \"\(long)\"")
     #expect(Self.failure(named, at: "nnnn") == ("r.toml:5: item[1] name: is 13000 bytes long (UTF-8); at most 64 are allowed", 5))
-    let title = Self.mail + "[[item.quick_action]]\ntitle = \"\(String(repeating: "é", count: 33))\"\n"
-    #expect(Self.failure(title, at: "é").message.hasSuffix("item[1].quick_action[1] title: is 66 bytes long (UTF-8); at most 64 are allowed"))
+    let title = Self.mail + "[[item.quick_action]]\ntitle = \"\(String(repeating: "é", count: 129))\"\n"
+    #expect(Self.failure(title, at: "é").message.hasSuffix("item[1].quick_action[1] title: is 258 bytes long (UTF-8); at most 256 are allowed"))
+    let subtitle = Self.mail + "[[item.quick_action]]\ntitle = \"t\"\nsubtitle = \"\(String(repeating: "s", count: 257))\"\n"
+    #expect(Self.failure(subtitle, at: "ssss").message.hasSuffix("item[1].quick_action[1] subtitle: is 257 bytes long (UTF-8); at most 256 are allowed"))
     let icon = Self.mail + "[[item.quick_action]]\ntitle = \"t\"\nicon = \"\(String(repeating: "i", count: 65))\"\n"
     #expect(Self.failure(icon, at: "iiii").message.hasSuffix("item[1].quick_action[1] icon: is 65 bytes long (UTF-8); at most 64 are allowed"))
     let map = Self.mail.replacingOccurrences(of: "name = \"home\"", with: "name = \"\(long)\"")
     #expect(Self.failure(map, at: "nnnn") == ("r.toml:2: [regions] name: is 13000 bytes long (UTF-8); at most 64 are allowed", 2))
-    // 64 bytes are fine, and so is a replacement at run time within them.
+    // At the limits they load, and so does a replacement at run time within them.
     let fits = Self.mail.replacingOccurrences(of: "name = \"mail\"", with: "name = \"\(String(repeating: "n", count: 64))\"")
     let loaded = try Self.load(fits)
+    _ = try loaded.replacingQuickActions(of: loaded.items[0].name, with: [QuickAction(title: String(repeating: "t", count: 256))])
     #expect(throws: RegionViolation.self) {
-      try loaded.replacingQuickActions(of: loaded.items[0].name, with: [QuickAction(title: String(repeating: "t", count: 65))])
+      try loaded.replacingQuickActions(of: loaded.items[0].name, with: [QuickAction(title: String(repeating: "t", count: 257))])
     }
     #expect(throws: RegionViolation.self) {
       try RegionMap(items: [], panelWidth_mm: 160, panelHeight_mm: 100, name: long)
     }
+  }
+
+  /// A translated title longer than the menu shows loads, passed on whole,
+  /// with one warning naming the file and line: the menu wraps a long title
+  /// onto two lines and cuts a long subtitle (the guidelines).
+  @Test func aLongLocalizedTitleLoadsWithOneWarning() throws {
+    let cjk = String(repeating: "設定を変更する", count: 6).prefix(40)  // 40 wide characters: 80 columns, 120 bytes
+    let text = Self.mail + "[[item.quick_action]]\ntitle = \"\(cjk)\"\n"
+    let map = try Self.load(text)
+    #expect(map.items[0].quickActions[0].title == String(cjk))
+    #expect(map.warnings == ["r.toml:11: item[1].quick_action[1] title: is 80 columns wide; the menu wraps a title onto two lines (about 64 columns) and cuts the rest"])
+    #expect(String(decoding: map.json(of: 0)!.actions, as: UTF8.self) == "[{\"title\":\"\(cjk)\"}]")
+    // 22 CJK characters (44 columns) or a 60-letter German title fit: no warning.
+    let fits = Self.mail + "[[item.quick_action]]\ntitle = \"\(cjk.prefix(22))\"\n[[item.quick_action]]\ntitle = \"\(String(repeating: "ä", count: 60))\"\n"
+    #expect(try Self.load(fits).warnings.isEmpty)
+    // A subtitle is cut past one line (32 columns).
+    let sub = Self.mail + "[[item.quick_action]]\ntitle = \"Neue Nachricht\"\nsubtitle = \"\(String(repeating: "x", count: 33))\"\n"
+    #expect(try Self.load(sub).warnings == ["r.toml:12: item[1].quick_action[1] subtitle: is 33 columns wide; the menu cuts a subtitle to one line (about 32 columns)"])
+    // Replaced at run time: the new actions' warnings only.
+    let replaced = try Self.load(text).replacingQuickActions(of: "mail", with: [QuickAction(title: "Inbox")])
+    #expect(replaced.warnings.isEmpty)
+  }
+
+  /// Apple's guidelines: avoid a quick action that only opens a peeked
+  /// item — pop already does. A warning with the file and line, not a
+  /// refusal; on an item that does not peek an Open action is fine.
+  @Test func anOpenActionOnAPeekableItemWarns() throws {
+    let peeks = Self.mail + "peek = true\npop = true\n[[item.quick_action]]\ntitle = \"Reply\"\n[[item.quick_action]]\ntitle = \"Open Mail\"\n"
+    let map = try Self.load(peeks)
+    #expect(map.items[0].quickActions.count == 2)
+    #expect(map.warnings.count == 1)
+    #expect(map.warnings.first?.hasPrefix("r.toml:15: item[1].quick_action[2] title: \"Open Mail\" only opens \"mail\"") == true, "\(map.warnings)")
+    let localized = Self.mail + "peek = true\npop = true\n[[item.quick_action]]\ntitle = \"Öffnen\"\n"
+    #expect(try Self.load(localized).warnings.count == 1)
+    let noPeek = Self.mail + "[[item.quick_action]]\ntitle = \"Open Mail\"\n"
+    #expect(try Self.load(noPeek).warnings.isEmpty)
+    let opening = Self.mail + "peek = true\npop = true\n[[item.quick_action]]\ntitle = \"Openness settings\"\n"
+    #expect(try Self.load(opening).warnings.isEmpty)
   }
 
   @Test func titlesAreEscapedInJSON() throws {

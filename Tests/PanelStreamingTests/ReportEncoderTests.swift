@@ -186,16 +186,17 @@ import Testing
   /// control characters (escaped to six bytes each).
   static func fullReport() throws -> FrameReport {
     let text = String(repeating: "\u{1}", count: RegionRules.maxTextBytes)
+    let short = String(repeating: "\u{1}", count: RegionRules.maxNameBytes)
     var items: [RegionItem] = []
     for i in 0..<2 {
-      var name = text
+      var name = short
       name.removeLast()
       name.append(Character(String(i)))
-      let actions = (0..<4).map { _ in QuickAction(title: text, subtitle: text, icon: text) }
+      let actions = (0..<4).map { _ in QuickAction(title: text, subtitle: text, icon: short) }
       items.append(RegionItem(name: name, x_mm: Double(i) * 50, y_mm: 0, width_mm: 50, height_mm: 50, quickActions: actions))
     }
     var report = FrameReport()
-    report.regions = try RegionMap(items: items, panelWidth_mm: 160, panelHeight_mm: 100, name: text)
+    report.regions = try RegionMap(items: items, panelWidth_mm: 160, panelHeight_mm: 100, name: short)
     report.time = Time_us(rawValue: Int64.min)
     report.frame = UInt64.max
     for i in 0..<Capacity.contacts {

@@ -31,7 +31,8 @@ extension RegionMap {
     do {
       try self.init(
         items: items, panelWidth_mm: board.width_mm, panelHeight_mm: board.height_mm, name: name,
-        file: root.file)
+        file: root.file
+      ) { RegionMap.fileError($0, items: tables, actions: actionTables, file: root.file).description }
     } catch {
       throw RegionMap.fileError(error, items: tables, actions: actionTables, file: root.file)
     }

@@ -4,10 +4,12 @@ import PanelTouch
 // Compiling the host's items into the map the frame path reads.
 
 extension RegionMap {
-  /// Checks `items` (RegionRules) and compiles them.
+  /// Checks `items` (RegionRules) and compiles them; the guidelines they
+  /// follow only in part (`RegionRules.advice`) become `warnings`, each
+  /// written by `describe` (a file's loader adds the line).
   public init(
     items: [RegionItem], panelWidth_mm w: Double, panelHeight_mm h: Double, name: String = "",
-    file: String = ""
+    file: String = "", describe: (RegionViolation) -> String = { $0.description }
   ) throws(RegionViolation) {
     if items.count > RegionMap.maxItems {
       throw RegionViolation(item: RegionMap.maxItems, key: "", message: "more than \(RegionMap.maxItems) items")
@@ -27,8 +29,12 @@ extension RegionMap {
       panelWidth_mm: w, panelHeight_mm: h,
       compiled: Compiled(
         name: name, nameJSON: JSONText.quoted(name), file: file, items: items, placements: placements, rects: rects,
-        traitTable: traitTable, fragments: fragments, background: items.isEmpty ? [.peek, .pop] : []))
+        traitTable: traitTable, fragments: fragments, background: items.isEmpty ? [.peek, .pop] : [],
+        warnings: RegionRules.advice(items).map(describe)))
   }
+
+  /// Guidelines the items follow only in part, one line each (docs/regions.md).
+  public var warnings: [String] { compiled?.warnings ?? [] }
 
   /// The map's name (`[regions] name`), "" when none.
   public var name: String { compiled?.name ?? "" }
@@ -55,8 +61,19 @@ extension RegionMap {
     }
     var list = items
     list[i].quickActions = actions
-    return try RegionMap(
+    let map = try RegionMap(
       items: list, panelWidth_mm: panelWidth_mm, panelHeight_mm: panelHeight_mm, name: self.name, file: file)
+    // Warnings of the new actions only: the other items' were said when they loaded.
+    return map.with(warnings: RegionRules.advice(list).filter { $0.item == i }.map(\.description))
+  }
+
+  func with(warnings: [String]) -> RegionMap {
+    guard let c = compiled else { return self }
+    return RegionMap(
+      panelWidth_mm: panelWidth_mm, panelHeight_mm: panelHeight_mm,
+      compiled: Compiled(
+        name: c.name, nameJSON: c.nameJSON, file: c.file, items: c.items, placements: c.placements, rects: c.rects,
+        traitTable: c.traitTable, fragments: c.fragments, background: c.background, warnings: warnings))
   }
 
   static func render(_ item: RegionItem, _ placement: MenuPlacement) -> ItemJSON {

@@ -13,16 +13,17 @@ public struct NDJSONEncoder: Sendable {
 
   /// The longest line `encode` writes: a full report (16 touches, 32
   /// events offering four quick actions each), every number at its widest
-  /// and every text at RegionRules' limit, every byte of it a control
+  /// and every name and text at RegionRules' limits, every byte of it a control
   /// character (`\u001f`, six bytes). The test
   /// `aFullReportFitsTheLineBuffer` writes such a line.
   public static let maxLineBytes: Int = {
-    let text = 2 + 6 * RegionRules.maxTextBytes  // quotes, each byte escaped
+    let name = 2 + 6 * RegionRules.maxNameBytes  // quotes, each byte escaped
+    let text = 2 + 6 * RegionRules.maxTextBytes
     let number = 21  // an Int64 or UInt64 (sign, 19 or 20 digits, a point)
     let line = 64 + 2 * number + 48  // t_us, frame, brackets, capability
-    let touch = 170 + 9 * number + text  // keys, id, phase, six numbers, stage, item, degraded, reason, into
-    let action = 40 + 3 * text  // {"title":..,"subtitle":..,"icon":..},
-    let event = 120 + number + text + RegionRules.maxQuickActions * action  // type, touch, item, from, menu
+    let touch = 170 + 9 * number + name  // keys, id, phase, six numbers, stage, item, degraded, reason, into
+    let action = 40 + 2 * text + name  // {"title":..,"subtitle":..,"icon":..},
+    let event = 120 + number + name + RegionRules.maxQuickActions * action  // type, touch, item, from, menu
     return line + Capacity.contacts * touch + FrameReport.eventCapacity * event
   }()
 

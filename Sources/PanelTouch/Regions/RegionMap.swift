@@ -66,11 +66,16 @@ public struct RegionMap: Sendable {
       package let fragments: [ItemJSON]
       /// What a touch on no item can do.
       package let background: ItemTraits
+      /// Guidelines the items follow only in part, one line each (they load;
+      /// whoever loads them says these once).
+      package let warnings: [String]
 
       package init(
         name: String, nameJSON: [UInt8], file: String, items: [RegionItem], placements: [MenuPlacement],
-        rects: [ItemRect], traitTable: [ItemTraits], fragments: [ItemJSON], background: ItemTraits
+        rects: [ItemRect], traitTable: [ItemTraits], fragments: [ItemJSON], background: ItemTraits,
+        warnings: [String] = []
       ) {
+        self.warnings = warnings
         self.name = name
         self.nameJSON = nameJSON
         self.file = file

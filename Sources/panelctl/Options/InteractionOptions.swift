@@ -32,7 +32,11 @@ struct InteractionOptions: ParsableArguments {
   /// time, so what a control line loads is loaded off the frame loop.
   func setup(board: Board, realTime: Bool = false) throws(FileError) -> InteractionSetup {
     var s = InteractionSetup()
-    if let regions { s.regions = try RegionMap.load(path: regions, board: board) }
+    if let regions {
+      let map = try RegionMap.load(path: regions, board: board)
+      for w in map.warnings { StandardError.line("panelctl: warning: \(w)") }
+      s.regions = map
+    }
     if let control {
       s.control = try ControlChannel(path: control, board: board, loading: realTime ? .background : .inline)
     }
