@@ -279,7 +279,7 @@ struct InteractionLine: Decodable {
     let warnings = r.stderr.split(separator: "\n")
     #expect(warnings.count == 2, "\(r.stderr)")
     #expect(warnings[0] == "panelctl: warning: \(control):2: sensitivity: \"very\" is not one of light, medium, firm")
-    #expect(warnings[1].hasPrefix("panelctl: warning: \(control): item[1].quick_action[1] title: must not be empty"))
+    #expect(warnings[1].hasPrefix("panelctl: warning: \(control):3: item[1].quick_action[1] title: must not be empty"))
     let lines = try InteractionLine.decode(r)
     #expect(lines.first?.events.first?.sensitivity == "firm")
   }

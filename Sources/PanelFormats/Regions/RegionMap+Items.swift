@@ -67,7 +67,8 @@ extension RegionMap {
     return map.with(warnings: RegionRules.advice(list).filter { $0.item == i }.map(\.description))
   }
 
-  func with(warnings: [String]) -> RegionMap {
+  /// The same map with other warnings.
+  package func with(warnings: [String]) -> RegionMap {
     guard let c = compiled else { return self }
     return RegionMap(
       panelWidth_mm: panelWidth_mm, panelHeight_mm: panelHeight_mm,

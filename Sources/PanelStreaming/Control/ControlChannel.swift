@@ -44,7 +44,7 @@ public struct ControlChannel {
   /// its newline (the error was given when it overflowed).
   var skipping = false
   var lineNumber = 0
-  var schedule = ControlSchedule<Void>()
+  var schedule = ControlSchedule<Int>()
   var failed = false
   /// Where `regions` lines are parsed (nil: inline, in `poll`).
   let loader: ControlLoader?
@@ -99,12 +99,19 @@ public struct ControlChannel {
   /// Reads what arrived and returns the commands due at frame time `time`,
   /// in order, and the lines that could not be used.
   public mutating func poll(time: Time_us) -> (due: [InteractionCommand], errors: [FileError]) {
-    var due: [(command: InteractionCommand, tag: Void)] = []
+    let (due, errors) = pollLines(time: time)
+    return (due.map(\.command), errors)
+  }
+
+  /// As `poll`, with the line of the file each command came from (so that
+  /// what applying it says can name that line).
+  public mutating func pollLines(time: Time_us) -> (due: [(command: InteractionCommand, line: Int)], errors: [FileError]) {
+    var due: [(command: InteractionCommand, tag: Int)] = []
     var errors: [FileError] = []
     if !failed { readOnce(&errors) }
     takeLines(&due, &errors)
     schedule.take(time: time, into: &due, limit: ControlChannel.maxLinesPerPoll)
-    return (due.map(\.command), errors)
+    return (due.map { ($0.command, $0.tag) }, errors)
   }
 
   /// One non-blocking read into the free end of the buffer, if there is
@@ -139,7 +146,7 @@ public struct ControlChannel {
   }
 
   /// Takes up to `maxLinesPerPoll` whole lines from the buffer.
-  mutating func takeLines(_ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]) {
+  mutating func takeLines(_ due: inout [(command: InteractionCommand, tag: Int)], _ errors: inout [FileError]) {
     var budget = ControlChannel.maxLinesPerPoll
     if let loader, loader.busy {
       // A regions line is out: nothing after it is taken before it is back.
@@ -177,7 +184,7 @@ public struct ControlChannel {
   /// Parses one line; returns its cost against the poll's budget (a
   /// `regions` line, which loaded a file, takes all of it).
   mutating func take(
-    _ bytes: UnsafeBufferPointer<UInt8>, _ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]
+    _ bytes: UnsafeBufferPointer<UInt8>, _ due: inout [(command: InteractionCommand, tag: Int)], _ errors: inout [FileError]
   ) -> Int {
     let text = String(decoding: bytes, as: UTF8.self)
     if let loader, ControlLine.loadsRegions(text) {
@@ -197,7 +204,7 @@ public struct ControlChannel {
   /// returns its cost.
   mutating func use(
     _ result: Result<ControlLine?, FileError>, line number: Int,
-    _ due: inout [(command: InteractionCommand, tag: Void)], _ errors: inout [FileError]
+    _ due: inout [(command: InteractionCommand, tag: Int)], _ errors: inout [FileError]
   ) -> Int {
     switch result {
     case .failure(let error):
@@ -206,7 +213,7 @@ public struct ControlChannel {
     case .success(nil):
       return 1
     case .success(let line?):
-      if !schedule.add(line, tag: (), due: &due) {
+      if !schedule.add(line, tag: number, due: &due) {
         errors.append(
           FileError(
             file: path, line: number,

@@ -99,7 +99,11 @@ public struct ControlLine: Sendable {
   /// tables), checked like a file; errors point at this line.
   static func inlineRegions(_ list: String, file: String, line: Int, board: Board) throws(FileError) -> RegionMap {
     do {
-      return try RegionMap(table: TOML.parse("item = " + list, file: file), board: board)
+      // The items are line 1 of what is parsed: errors and warnings are moved to this line.
+      let map = try RegionMap(table: TOML.parse("item = " + list, file: file), board: board)
+      let parsed = "\(file):1: "
+      return map.with(
+        warnings: map.warnings.map { $0.hasPrefix(parsed) ? "\(file):\(line): " + $0.dropFirst(parsed.count) : $0 })
     } catch {
       var e = error
       e.line = line
@@ -121,6 +125,21 @@ public struct ControlLine: Sendable {
     let word = s.prefix { $0 != " " && $0 != "\t" }
     let rest = s.dropFirst(word.count).drop { $0 == " " || $0 == "\t" }
     return (word, rest)
+  }
+}
+
+extension InteractionCommand {
+  /// The advice (`RegionRules.advice`) on what this command declared, once
+  /// `interaction` has applied it: a new map's warnings, or those of the
+  /// quick actions it replaced. Items given on the line are placed at
+  /// `place` (the control line, `FILE:LINE`); a regions file's warnings
+  /// name their own file and line.
+  public func warnings(after interaction: Interaction, place: String) -> [String] {
+    switch self {
+    case .regions(let map): return map.file.isEmpty ? map.warnings.map { "\(place): \($0)" } : map.warnings
+    case .quickActions: return interaction.regions.warnings.map { "\(place): \($0)" }
+    case .sensitivity, .forceTouch: return []
+    }
   }
 }
 

@@ -89,13 +89,20 @@ struct InteractionSetup {
   /// `WarningLimiter`), and the run goes on.
   mutating func poll(time: Time_us, _ interaction: inout Interaction) {
     guard control != nil else { return }
-    let (due, errors) = control!.poll(time: time)
+    let (due, errors) = control!.pollLines(time: time)
     for e in errors { warnings.warn("control line", "panelctl: warning: \(e)") }
-    for command in due {
+    for (command, line) in due {
+      let place = "\(control!.path):\(line)"
       do {
         try interaction.apply(command)
       } catch {
-        warnings.warn("control line", "panelctl: warning: \(control!.path): \(error)")
+        warnings.warn("control line", "panelctl: warning: \(place): \(error)")
+        continue
+      }
+      // The advice on what the line declared, said once (a regions file's
+      // lines name that file; items on the line, the line).
+      for w in command.warnings(after: interaction, place: place) {
+        warnings.warn("control line", "panelctl: warning: \(w)")
       }
     }
   }
