@@ -26,6 +26,9 @@ bash scripts/check-imports.sh
 echo "== build" >&2
 swift build --build-tests
 
+echo "== docs claims: every panelctl command line in README and docs/ parses, every claim in docs/claims.toml holds" >&2
+PANELCTL="$(swift build --show-bin-path)/panelctl" python3 scripts/docs-claims.py
+
 echo "== swift test" >&2
 swift test --skip-build --skip HoldUpTests
 
