@@ -23,32 +23,34 @@ fi
 echo "== the module graph: every import in Sources/ is one Package.swift allows (scripts/check-imports.sh)" >&2
 bash scripts/check-imports.sh
 
-echo "== build" >&2
+# Each configuration is built once: the debug build with its tests (swift
+# test, the VM), the release panelctl (the host-side and timing checks,
+# scripts/run.sh).
+echo "== build: debug with the tests" >&2
 swift build --build-tests
+echo "== build: release panelctl (what scripts/run.sh runs; the host-side and timing checks drive it)" >&2
+swift build -c release --product panelctl
+RELEASE_PANELCTL="$(swift build -c release --show-bin-path)/panelctl"
 
 echo "== docs claims: every panelctl command line in README and docs/ parses, every claim in docs/claims.toml holds" >&2
 PANELCTL="$(swift build --show-bin-path)/panelctl" python3 scripts/docs-claims.py
 
-echo "== swift test" >&2
-swift test --skip-build --skip HoldUpTests
+echo "== swift test (the timing suites run alone below)" >&2
+swift test --skip-build --skip HoldUpTests --skip HostileFileTests
 
-# The hold-up bounds are wall-clock figures (two frame periods, 100 ms to a
-# SIGTERM): they measure panelctl, so they run alone, not beside 500 other
-# tests sharing the machine's cores.
-echo "== swift test: HoldUpTests alone (frame gaps against wall time)" >&2
-swift test --skip-build --filter HoldUpTests
+# The wall-clock bounds (frame gaps, SIGTERM, serve under floods) measure
+# panelctl: they run alone, against the release binary, not beside 500
+# other tests sharing the machine's cores.
+PANELCTL="$RELEASE_PANELCTL" bash scripts/timing-tests.sh
 
 echo "== host side: TUIO through python-osc and python-tuio; the systemd unit; panelctl serve over WebSocket and in Chromium" >&2
 host_venv
 browser_deps
-PANELCTL="$(swift build --show-bin-path)/panelctl" \
-  "$HOST_VENV/bin/python" -m unittest discover -s Tests/host -t Tests/host
+PANELCTL="$RELEASE_PANELCTL" \
+  "$HOST_VENV/bin/python" -m unittest discover -s Tests/host -t Tests/host -p 'test_*.py'
 
 echo "== real kernel paths in a VM: scripts/vm/run.sh (PANEL_VM=0 skips)" >&2
 if [ "${PANEL_VM:-1}" != 0 ]; then bash scripts/vm/run.sh; fi
-
-echo "== release build of panelctl (what scripts/run.sh runs)" >&2
-swift build -c release --product panelctl
 
 echo "== benchmarks compile (run: cd Benchmarks && swift package --disable-sandbox benchmark)" >&2
 swift build --package-path Benchmarks

@@ -1,17 +1,22 @@
+import PanelFirmware
+
 /// Who may use the server, and how much.
 ///
+/// - Every request must name this server in its `Host` (`ServerNames`: its
+///   addresses, loopback names, the machine's name, `--hostname` names),
+///   so that a web page of another site whose name was pointed at the
+///   panel's address (DNS rebinding) gets nothing.
 /// - Listening on loopback, every client on the machine may watch and
-///   control. Requests must then name a loopback host (`Host: localhost`,
-///   `127.0.0.1`, `[::1]`), so that a web page of another site whose name
-///   was pointed at 127.0.0.1 (DNS rebinding) gets nothing.
-/// - Listening on any other address, control needs the token: a client
-///   without it (`/ws?token=...`) reads the stream, and its control lines
-///   are refused.
-/// - A browser's WebSocket must come from a page of this server (its
-///   `Origin` is `http://` + the `Host` it asked for) or from an origin
-///   allowed by `--allow-origin`; any other origin is refused, so a page of
-///   another site open in the kiosk's browser can neither watch nor control
-///   the panel. Clients that send no `Origin` (not browsers) are let in.
+///   control. Listening on any other address, control needs the token: a
+///   client without it (`/ws?token=...`) reads the stream, and its control
+///   lines are refused.
+/// - A browser's WebSocket must come from a page of this server (an
+///   `Origin` whose host is one of its names and whose port is its port)
+///   or from an origin allowed by `--allow-origin`; any other origin is
+///   refused, so a page of another site open in the kiosk's browser can
+///   neither watch nor control the panel. The `Origin` is checked against
+///   the server's names, never against the request's own `Host`. Clients
+///   that send no `Origin` (not browsers) are let in.
 public struct ServeAccess: Sendable {
   /// The server listens on a loopback address.
   public let loopback: Bool
@@ -20,11 +25,14 @@ public struct ServeAccess: Sendable {
   /// Origins allowed besides the server's own pages, as browsers send them
   /// (`http://kiosk.local:3000`).
   public let allowedOrigins: [String]
+  /// What names this server.
+  public let names: ServerNames
 
-  public init(loopback: Bool, token: String?, allowedOrigins: [String] = []) {
+  public init(loopback: Bool, token: String?, allowedOrigins: [String] = [], names: ServerNames) {
     self.loopback = loopback
     self.token = token
     self.allowedOrigins = allowedOrigins.map(Self.trimmedOrigin)
+    self.names = names
   }
 
   /// Why a request is refused.
@@ -35,29 +43,28 @@ public struct ServeAccess: Sendable {
     public var description: String {
       switch self {
       case .host(let h):
-        return "Host \"\(h)\" is not a loopback name: this server listens on loopback and answers only requests made to it by that name"
+        return
+          "Host \(Quote.text(h)) does not name this server (its addresses, localhost, the machine's name, --hostname)"
       case .origin(let o):
-        return "Origin \"\(o)\" is neither this server nor an allowed origin (--allow-origin)"
+        return "Origin \(Quote.text(o)) is neither this server nor an allowed origin (--allow-origin)"
       }
     }
   }
 
   /// Checks a request's `Host` header (any request).
   public func check(host: String?) -> Refusal? {
-    guard loopback else { return nil }
-    guard let host, let name = Self.hostName(host), Self.isLoopbackName(name) else {
-      return .host(host ?? "")
-    }
+    guard let host, let name = Self.hostName(host), names.contains(name) else { return .host(host ?? "") }
     return nil
   }
 
-  /// Checks a WebSocket request's `Host` and `Origin`.
-  public func check(host: String?, origin: String?) -> Refusal? {
+  /// Checks a WebSocket request's `Host` and `Origin`; `port` is the port
+  /// the server listens on.
+  public func check(host: String?, origin: String?, port: Int) -> Refusal? {
     if let refusal = check(host: host) { return refusal }
     guard let origin else { return nil }
     let o = Self.trimmedOrigin(origin)
-    if let host, o == "http://" + host.lowercased() || o == "https://" + host.lowercased() { return nil }
     if allowedOrigins.contains(o) { return nil }
+    if let (name, originPort) = Self.originHost(o), originPort == port, names.contains(name) { return nil }
     return .origin(origin)
   }
 
@@ -79,10 +86,28 @@ public struct ServeAccess: Sendable {
     return h.isEmpty ? nil : String(h)
   }
 
-  static func isLoopbackName(_ name: String) -> Bool {
-    if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
-    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-    return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+  /// The host and port of an origin (`http://name:port`, the scheme's
+  /// port when none is given); nil for anything else (`null`).
+  static func originHost(_ origin: String) -> (String, Int)? {
+    let defaultPort: Int
+    var rest: Substring
+    if origin.hasPrefix("http://") {
+      (defaultPort, rest) = (80, origin.dropFirst(7))
+    } else if origin.hasPrefix("https://") {
+      (defaultPort, rest) = (443, origin.dropFirst(8))
+    } else {
+      return nil
+    }
+    guard !rest.contains("/"), !rest.contains("@") else { return nil }
+    var port = defaultPort
+    let hostEnd = rest.hasPrefix("[") ? rest.firstIndex(of: "]").map { rest.index(after: $0) } : rest.lastIndex(of: ":")
+    if let hostEnd, hostEnd < rest.endIndex, rest[hostEnd] == ":" {
+      guard let p = Int(rest[rest.index(after: hostEnd)...]), (1...65535).contains(p) else { return nil }
+      port = p
+      rest = rest[..<hostEnd]
+    }
+    guard let name = hostName(String(rest)) else { return nil }
+    return (name, port)
   }
 
   static func trimmedOrigin(_ origin: String) -> String {

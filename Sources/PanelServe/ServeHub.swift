@@ -166,6 +166,7 @@ public final class ServeHub: Sendable {
       guard s.clients[client.slot]?.id == client.id else { return }
       s.clients[client.slot]!.gone = true
       s.wake(slot: client.slot)
+      s.wakeRoom(slot: client.slot)
     }
   }
 
@@ -173,7 +174,7 @@ public final class ServeHub: Sendable {
   /// Returns its final counts.
   @discardableResult
   public func leave(_ client: ClientHandle) -> ClientCounts? {
-    let counts: ClientCounts? = state.withLock { s in
+    let result: (ClientCounts, Int)? = state.withLock { s in
       guard let c = s.clients[client.slot], c.id == client.id else { return nil }
       var counts = c.counts
       // A line taken but not yet handed over never will be.
@@ -181,19 +182,24 @@ public final class ServeHub: Sendable {
       counts.dropped += c.kind == .image
         ? s.images.unread(c.cursor, loudOnly: false) : s.lines.unread(c.cursor, loudOnly: c.kind == .reports)
       s.past.add(counts)
+      let unapplied = c.inbox.count
       s.clients[client.slot] = nil
       s.wake(slot: client.slot)
-      return counts
+      s.wakeRoom(slot: client.slot)
+      return (counts, unapplied)
     }
-    if counts?.kind == .image { imageClients.subtract(1, ordering: .relaxed) }
+    guard let (counts, unapplied) = result else { return nil }
+    // Its lines still waiting are never applied.
+    if unapplied > 0 { pendingControl.subtract(unapplied, ordering: .relaxed) }
+    if counts.kind == .image { imageClients.subtract(1, ordering: .relaxed) }
     return counts
   }
 
-  /// Control lines waiting for the scan loop, at most (from all clients
-  /// together); a line beyond is refused at once. The scan loop takes at
-  /// most `ControlChannel.maxLinesPerPoll` of them per frame, as from
-  /// `--control`, so a flood backs up here, never in the frame loop.
-  public static let maxQueuedControl = ControlChannel.maxScheduled
+  /// A client's control lines waiting for the scan loop, at most: its
+  /// reading pauses (`roomForControl`) until the scan loop has taken them,
+  /// so a flood backs up in the client's own connection, never here nor
+  /// in the frame loop. One frame's worth (`ControlChannel.maxLinesPerPoll`).
+  public static let maxWaitingControl = ControlChannel.maxLinesPerPoll
   /// Answers waiting for a client that does not read them, at most; the
   /// ones beyond are dropped (counted in `dropped`).
   public static let maxQueuedReplies = 1024
@@ -220,35 +226,73 @@ public final class ServeHub: Sendable {
     }
   }
 
+  /// Waits until `client` has fewer than `maxWaitingControl` lines waiting
+  /// for the scan loop; false when it has left.
+  public func roomForControl(_ client: ClientHandle) async -> Bool {
+    while true {
+      let room: Bool? = state.withLock { s in
+        guard let c = s.clients[client.slot], c.id == client.id, !c.gone else { return nil }
+        return c.inbox.count < Self.maxWaitingControl
+      }
+      guard let room else { return false }
+      if room { return true }
+      await withUnsafeContinuation { (w: UnsafeContinuation<Void, Never>) in
+        let now = state.withLock { s in
+          guard let c = s.clients[client.slot], c.id == client.id, !c.gone,
+            c.inbox.count >= Self.maxWaitingControl
+          else { return true }
+          s.roomWaiters[client.slot] = w
+          return false
+        }
+        if now { w.resume() }
+      }
+    }
+  }
+
   /// Queues a parsed control line of `client` for the scan loop; `false`
-  /// when `maxQueuedControl` lines are already waiting (the line is not
-  /// taken).
+  /// when it already has `maxWaitingControl` lines waiting (the line is not
+  /// taken; `roomForControl` first).
   @discardableResult
   public func submit(_ line: ControlLine, from client: ClientHandle, number: Int) -> Bool {
     let queued = state.withLock { s in
-      guard s.inbox.count < Self.maxQueuedControl else { return false }
-      s.inbox.append((line, ControlTag(client: client, line: number)))
+      guard let c = s.clients[client.slot], c.id == client.id, c.inbox.count < Self.maxWaitingControl else {
+        return false
+      }
+      s.clients[client.slot]!.inbox.append((line, number))
       return true
     }
     if queued { pendingControl.add(1, ordering: .releasing) }
     return queued
   }
 
-  /// Takes queued control lines in the order they came, as many as
-  /// `budget` pays for (each line costs `ControlChannel.cost(of:)`; the
-  /// first is always taken), for the scan loop between frames.
+  /// Takes queued control lines for the scan loop between frames, one
+  /// client's at a time in turn (a client with many lines waiting delays
+  /// another's by at most one line per turn), each client's in the order
+  /// it sent them, as many as `budget` pays for (each line costs
+  /// `ControlChannel.cost(of:)`; the first is always taken). Clients that
+  /// waited for room are resumed.
   func takeControl(budget: Int) -> [(ControlLine, ControlTag)] {
     guard pendingControl.load(ordering: .acquiring) > 0 else { return [] }
     let lines = state.withLock { s in
+      var taken: [(ControlLine, ControlTag)] = []
       var left = budget
-      var n = 0
-      while n < s.inbox.count, left > 0 {
-        left -= ControlChannel.cost(of: s.inbox[n].0)
-        n += 1
+      let n = s.clients.count
+      var idle = 0
+      var slot = s.nextTurn
+      while left > 0 && idle < n {
+        if let c = s.clients[slot], !c.inbox.isEmpty {
+          let (line, number) = s.clients[slot]!.inbox.removeFirst()
+          left -= ControlChannel.cost(of: line)
+          taken.append((line, ControlTag(client: ClientHandle(slot: slot, id: c.id), line: number)))
+          idle = 0
+        } else {
+          idle += 1
+        }
+        slot = (slot + 1) % n
       }
-      let lines = Array(s.inbox[..<n])
-      s.inbox.removeFirst(n)
-      return lines
+      s.nextTurn = slot
+      for t in taken { s.wakeRoom(slot: t.1.client.slot) }
+      return taken
     }
     pendingControl.subtract(lines.count, ordering: .relaxed)
     return lines
@@ -329,6 +373,8 @@ struct ClientState {
   var sent: UInt64 = 0
   var dropped: UInt64 = 0
   var replies: [String] = []
+  /// Parsed control lines waiting for the scan loop, with their numbers.
+  var inbox: [(ControlLine, Int)] = []
   var lines = 0
   var gone = false
   /// A line was taken (`next`) and not yet `delivered`.
@@ -352,7 +398,10 @@ struct HubState: ~Copyable {
   var images: LineRing
   var clients: [ClientState?]
   var waiters: [UnsafeContinuation<Void, Never>?]
-  var inbox: [(ControlLine, ControlTag)] = []
+  /// Clients waiting for room for their control lines.
+  var roomWaiters: [UnsafeContinuation<Void, Never>?]
+  /// The client whose control lines the scan loop takes first next time.
+  var nextTurn = 0
   var nextID = 1
   var ended = false
   var past = ServeTotals()
@@ -365,7 +414,7 @@ struct HubState: ~Copyable {
     images = LineRing(bytes: ringBytes, lines: ringLines)
     clients = Array(repeating: nil, count: capacity)
     waiters = Array(repeating: nil, count: capacity)
-    inbox.reserveCapacity(64)
+    roomWaiters = Array(repeating: nil, count: capacity)
   }
 
   enum Step<Line: Sendable> {
@@ -408,6 +457,12 @@ struct HubState: ~Copyable {
   mutating func wake(slot: Int) {
     guard let w = waiters[slot] else { return }
     waiters[slot] = nil
+    w.resume()
+  }
+
+  mutating func wakeRoom(slot: Int) {
+    guard let w = roomWaiters[slot] else { return }
+    roomWaiters[slot] = nil
     w.resume()
   }
 }

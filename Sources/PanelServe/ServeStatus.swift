@@ -23,8 +23,9 @@ public struct ServeStatus: Sendable {
 }
 
 extension ServeStatus {
-  /// `/status.json`: this status, the clients and their counts.
-  public func json(clients: [ClientCounts], totals: ServeTotals) -> String {
+  /// `/status.json`: this status, the clients and their counts, and the
+  /// server's connections.
+  public func json(clients: [ClientCounts], totals: ServeTotals, connections: ConnectionCounts? = nil) -> String {
     var o = JSONWriter.object()
     o.add("frames", frames)
     o.add("t_us", time_us)
@@ -65,6 +66,7 @@ extension ServeStatus {
     t.add("sent", totals.sent)
     t.add("dropped", totals.dropped)
     o.raw("totals", t.done)
+    if let connections { o.raw("connections", connections.json) }
     return o.done
   }
 }

@@ -31,13 +31,16 @@ public struct ServeError: Error, Sendable, CustomStringConvertible {
 ///   every frame, `/ws?image=1` every frame with its force image); what a
 ///   client sends are control lines, answered one by one (`ControlReply`).
 ///
-/// Access is `ServeAccess`'s. The scan loop never waits for the server:
-/// it hands each report to the hub (`ServeSink`), which every client reads
-/// at its own pace.
+/// Access is `ServeAccess`'s; how many connections, and how long each may
+/// take, `ConnectionPolicy`'s (every connection passes a `ConnectionGuard`
+/// first). The scan loop never waits for the server: it hands each report
+/// to the hub (`ServeSink`), which every client reads at its own pace.
 public final class PanelServer: Sendable {
   public let hub: ServeHub
   public let address: ListenAddress
   public let access: ServeAccess
+  public let policy: ConnectionPolicy
+  let connections: ConnectionTable
   let info: PanelInfo
   let board: Board
   let phase = Locked<Phase>(.starting)
@@ -48,28 +51,59 @@ public final class PanelServer: Sendable {
     case failed(String)
   }
 
-  /// The largest control message taken (a regions line of many items).
-  static let maxMessageBytes = 1 << 20
+  /// The largest control message taken (a regions line of many items; a
+  /// regions file may have as many bytes).
+  static let maxMessageBytes = 256 << 10
 
-  public init(address: ListenAddress, access: ServeAccess, board: Board, calibration: CalibrationRecord, hub: ServeHub) {
+  /// What a request's head may hold (a browser's is under 2 KiB).
+  static let headLimits = HTTP1Channel.Configuration.DecoderConfiguration(
+    maxHeaderFieldSize: 8 << 10, maxHeaderListSize: 16 << 10, maxHeaderFieldCount: 100)
+
+  public init(
+    address: ListenAddress, access: ServeAccess, policy: ConnectionPolicy, board: Board, calibration: CalibrationRecord,
+    hub: ServeHub
+  ) {
     self.address = address
     self.access = access
+    self.policy = policy
     self.board = board
     self.hub = hub
+    connections = ConnectionTable(cap: policy.maxConnections)
     info = PanelInfo(board: board, calibration: calibration)
   }
+
+  /// The port listened on (0 before `start`).
+  var port: Int {
+    if case .listening(let port) = phase.withLock({ $0 }) { return port }
+    return 0
+  }
+
+  /// The server's connections so far.
+  public var connectionCounts: ConnectionCounts { connections.counts }
 
   /// Starts listening (on other threads) and returns the port, once the
   /// socket is bound; throws when it cannot be (address in use, ...).
   public func start() throws(ServeError) -> Int {
     var logger = Logger(label: "panelctl.serve") { _ in ServeLogHandler() }
     logger.logLevel = .warning
+    let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+      http1: .init(httpDecoderConfiguration: Self.headLimits),
+      ws: .init(
+        maxFrameSize: Self.maxMessageBytes, autoPing: .enabled(timePeriod: policy.pingPeriod),
+        closeTimeout: .seconds(2)))
+    let server = HTTPServerBuilder { [self] responder in
+      GuardedChannel(
+        inner: HTTP1WebSocketUpgradeChannel(
+          responder: responder, configuration: channel,
+          shouldUpgrade: { [self] head, channel, _ in try upgrade(head, channel) }),
+        table: connections, policy: policy)
+    }
     let app = Application(
       router: router(),
-      server: .http1WebSocketUpgrade(
-        configuration: .init(ws: .init(maxFrameSize: Self.maxMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)))),
-        shouldUpgrade: { [self] head, channel, _ in try upgrade(head, channel) }),
-      configuration: .init(address: .hostname(address.ip, port: address.port), serverName: "panelctl"),
+      server: server,
+      configuration: .init(
+        address: .hostname(address.ip, port: address.port), serverName: "panelctl",
+        availableConnectionsDelegate: connections.delegate),
       onServerRunning: { [phase] channel in
         phase.withLock { $0 = .listening(port: channel.localAddress?.port ?? 0) }
       },
@@ -139,12 +173,14 @@ public final class PanelServer: Sendable {
       let control = access.grantsControl(token: request.uri.queryParameters["token"].map(String.init))
       return Self.json(info.json(control: control, tokenRequired: !access.loopback))
     }
-    router.get("/status.json") { [hub] _, _ in
-      Self.json(hub.status.json(clients: hub.clients, totals: hub.totals))
+    router.get("/status.json") { [hub, connections] _, _ in
+      Self.json(hub.status.json(clients: hub.clients, totals: hub.totals, connections: connections.counts))
     }
     // A request for /ws that was not upgraded: say why.
-    router.get("/ws") { [access, hub] request, _ in
-      if let refusal = access.check(host: request.head.authority, origin: request.headers[HTTPField.Name("Origin")!]) {
+    router.get("/ws") { [self] request, _ in
+      if let refusal = access.check(
+        host: request.head.authority, origin: request.headers[HTTPField.Name("Origin")!], port: port)
+      {
         return Self.text(.forbidden, refusal.description)
       }
       if !hub.hasRoom { return Self.text(.serviceUnavailable, "too many clients (at most \(hub.capacity))") }
@@ -179,7 +215,7 @@ public final class PanelServer: Sendable {
     let address = "\(peer?.ipAddress ?? "?"):\(peer?.port ?? 0)"
     // A refused upgrade is answered 400 by Hummingbird; the reason goes to
     // the log (and a plain GET of /ws gives it with 403).
-    if let refusal = access.check(host: head.authority, origin: head.headerFields[HTTPField.Name("Origin")!]) {
+    if let refusal = access.check(host: head.authority, origin: head.headerFields[HTTPField.Name("Origin")!], port: port) {
       ServeLog.write("refused a WebSocket from \(address): \(refusal)")
       return .dontUpgrade
     }
@@ -190,6 +226,8 @@ public final class PanelServer: Sendable {
     let query = uri.queryParameters
     let kind: StreamKind = query["image"] == "1" ? .image : query["idle"] == "1" ? .idle : .reports
     let control = access.grantsControl(token: query["token"].map(String.init))
+    // From here on its guard pings instead of timing requests.
+    try channel.pipeline.syncOperations.handler(type: ConnectionGuard.self).upgradedToWebSocket()
     return .upgrade([:]) { [self] inbound, outbound, _ in
       try await session(inbound, outbound, kind: kind, address: address, control: control)
     }
@@ -209,12 +247,7 @@ public final class PanelServer: Sendable {
       try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { [self] in
           defer { hub.gone(client) }
-          for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
-            guard case .text(let text) = message else { continue }
-            for line in text.split(separator: "\n") {
-              received(String(line), from: client, control: control)
-            }
-          }
+          try await readControl(inbound, from: client, control: control)
         }
         while let message = await hub.next(client, copy: { NIOCore.ByteBuffer(bytes: $0) }) {
           switch message {
@@ -241,6 +274,24 @@ public final class PanelServer: Sendable {
     }
   }
 
+  /// The control lines `client` sends, under its `InputBudget`: a line is
+  /// parsed once paid for and once fewer than `ServeHub.maxWaitingControl`
+  /// of its lines wait for the panel; meanwhile nothing more is read from
+  /// its connection.
+  func readControl(_ inbound: WebSocketInboundStream, from client: ClientHandle, control: Bool) async throws {
+    var budget = InputBudget(rate_hz: board.rate_hz, now_ns: monotonicNanoseconds())
+    for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
+      guard case .text(let text) = message else { continue }
+      for line in text.split(separator: "\n") {
+        while case let wait = budget.take(size: line.utf8.count, now_ns: monotonicNanoseconds()), wait > 0 {
+          try await Task.sleep(nanoseconds: UInt64(wait))
+        }
+        guard await hub.roomForControl(client) else { return }
+        received(String(line), from: client, control: control)
+      }
+    }
+  }
+
   /// A control line from `client`: refused without control; else parsed
   /// (errors answered at once) and queued for the scan loop.
   func received(_ text: String, from client: ClientHandle, control: Bool) {
@@ -259,12 +310,8 @@ public final class PanelServer: Sendable {
         hub.reply(client, ControlReply.ok(line: number))
         return
       }
-      if !hub.submit(line, from: client, number: number) {
-        hub.reply(
-          client,
-          ControlReply.refused(
-            line: number, "\(ServeHub.maxQueuedControl) control lines are already waiting for the panel (the limit)"))
-      }
+      // There is room: `readControl` waited for it.
+      hub.submit(line, from: client, number: number)
     } catch {
       hub.reply(client, ControlReply.error(line: number, error.description))
     }

@@ -44,9 +44,10 @@ import Testing
     #expect(await Self.reply(hub, a) == #"{"control":"ok","line":1}"#)
   }
 
-  /// A client that floods control lines backs up in the hub, never in the
-  /// frame loop: as from `--control`, each frame takes at most 16 lines,
-  /// at most 1024 timed lines wait, and the hub queues at most 1024.
+  /// A client that floods control lines backs up in its own connection,
+  /// never in the hub nor the frame loop: at most 16 of its lines wait
+  /// (then its reading waits for room), each frame takes at most 16 lines,
+  /// at most 1024 timed lines wait.
   @Test func aFloodOfLinesIsBoundedPerFrame() async throws {
     let board = try Repo.board("sim-plate4")
     let hub = ServeHub(capacity: 1)
@@ -59,20 +60,21 @@ import Testing
       let line = try #require(try ControlLine.parse(text, file: "ws#1", line: n, board: board, files: false))
       return hub.submit(line, from: a, number: n)
     }
-    var queued = 0
-    for k in 0..<1500 where try submit("at \(100 + k) sensitivity firm") { queued += 1 }
-    #expect(queued == ServeHub.maxQueuedControl)
-    #expect(ServeHub.maxQueuedControl == 1024)
-    // 1024 lines at 16 per frame: 64 frames to take them all.
+    #expect(ServeHub.maxWaitingControl == ControlChannel.maxLinesPerPoll)
+    // 1024 timed lines, 16 waiting at a time, 16 taken a frame.
     var frames = 0
-    while hub.pendingControl.load(ordering: .relaxed) > 0 {
-      let before = hub.pendingControl.load(ordering: .relaxed)
+    var k = 0
+    while control.schedule.pending < ControlChannel.maxScheduled {
+      for _ in 0..<ServeHub.maxWaitingControl {
+        #expect(try submit("at \(100 + k) sensitivity firm"))
+        k += 1
+      }
+      #expect(try !submit("at 99 sensitivity firm"), "a 17th line waiting is not taken")
       control.apply(time: Time_us(rawValue: Int64(frames + 1) * 2000), to: &interaction)
-      #expect(before - hub.pendingControl.load(ordering: .relaxed) <= ControlChannel.maxLinesPerPoll)
+      #expect(hub.pendingControl.load(ordering: .relaxed) == 0)
       frames += 1
     }
-    #expect(frames == 1024 / ControlChannel.maxLinesPerPoll)
-    #expect(control.schedule.pending == ControlChannel.maxScheduled)
+    #expect(frames == ControlChannel.maxScheduled / ControlChannel.maxLinesPerPoll)
     // The waiting list is full: one more timed line is refused, an untimed one applies.
     #expect(try submit("at 50 sensitivity light"))
     #expect(try submit("force_touch off"))
@@ -80,11 +82,68 @@ import Testing
     #expect(!interaction.settings.forceTouch)
     var replies: [String] = []
     while hub.state.withLock({ !$0.clients[a.slot]!.replies.isEmpty }), let r = await Self.reply(hub, a) { replies.append(r) }
-    #expect(replies.first == #"{"control":"refused","line":1501,"message":"1024 timed lines are already waiting (the limit)"}"#)
-    #expect(replies.last == #"{"control":"ok","line":1502}"#)
+    let last = k + frames  // each frame's 17th line took a number too
+    #expect(replies.first == #"{"control":"refused","line":\#(last + 1),"message":"1024 timed lines are already waiting (the limit)"}"#)
+    #expect(replies.last == #"{"control":"ok","line":\#(last + 2)}"#)
     // Due together, the timed lines apply 16 per frame.
     control.apply(time: Time_us(rawValue: 200_000_000), to: &interaction)
     #expect(control.schedule.pending == ControlChannel.maxScheduled - ControlChannel.maxLinesPerPoll)
+  }
+
+  /// Clients take turns: a client with a frame's worth of lines waiting
+  /// delays another's line by no frame, and a client waiting for room is
+  /// let go once the frame loop took its lines.
+  @Test func clientsTakeTurnsAndAWaitingReaderResumes() async throws {
+    let board = try Repo.board("sim-plate4")
+    let hub = ServeHub(capacity: 3)
+    let flood = try #require(hub.join(kind: .reports, address: "a", control: true))
+    let other = try #require(hub.join(kind: .reports, address: "b", control: true))
+    var control = ServeControl(hub: hub, board: board)
+    var interaction = Interaction(board: board)
+    control.apply(time: Time_us(rawValue: 0), to: &interaction)
+    func submit(_ text: String, _ c: ClientHandle) throws -> Bool {
+      let n = try #require(hub.nextLineNumber(c))
+      let line = try #require(try ControlLine.parse(text, file: "ws", line: n, board: board, files: false))
+      return hub.submit(line, from: c, number: n)
+    }
+    for _ in 0..<ServeHub.maxWaitingControl { #expect(try submit("sensitivity light", flood)) }
+    #expect(try submit("force_touch off", other))
+    // The flooder waits for room until the next frame takes its lines.
+    let resumed = Task { await hub.roomForControl(flood) }
+    control.apply(time: Time_us(rawValue: 2000), to: &interaction)
+    #expect(await resumed.value)
+    #expect(!interaction.settings.forceTouch, "the other client's line applied in the same frame")
+    #expect(await Self.reply(hub, other) == #"{"control":"ok","line":1}"#)
+    // One line of the flooder stays for the next frame (16 taken: 15 + 1).
+    #expect(hub.pendingControl.load(ordering: .relaxed) == 1)
+    // A client that leaves is let go too, and its lines are never applied.
+    for _ in 0..<(ServeHub.maxWaitingControl - 1) { #expect(try submit("sensitivity firm", flood)) }
+    let gone = Task { await hub.roomForControl(flood) }
+    hub.leave(flood)
+    #expect(await gone.value == false)
+    #expect(hub.pendingControl.load(ordering: .relaxed) == 0)
+  }
+
+  /// Each client may send 16 lines and 8 KiB a frame period: a burst of
+  /// one frame's worth goes at once, then lines wait for their share; a
+  /// long line goes when the bucket is full and is paid off after.
+  @Test func theInputBudgetIsLinesAndBytesPerFrame() {
+    let period = Int64(1_000_000_000 / 320)
+    var b = InputBudget(rate_hz: 320, now_ns: 0)
+    for _ in 0..<InputBudget.linesPerFrame { #expect(b.take(size: 10, now_ns: 0) == 0) }
+    let wait = b.take(size: 10, now_ns: 0)
+    #expect(wait > 0 && wait <= period / Int64(InputBudget.linesPerFrame) + 1)
+    #expect(b.take(size: 10, now_ns: wait) == 0)
+    // 100 KB at once when the bucket is full, then about 12 frames to pay it off.
+    var c = InputBudget(rate_hz: 320, now_ns: 0)
+    #expect(c.take(size: 100_000, now_ns: 0) == 0)
+    let off = c.take(size: 10, now_ns: 0)
+    #expect(off > 11 * period && off < 13 * period)
+    #expect(c.take(size: 10, now_ns: off) == 0)
+    // Idle time refills one frame's worth, no more.
+    var d = InputBudget(rate_hz: 320, now_ns: 0)
+    for _ in 0..<InputBudget.linesPerFrame { #expect(d.take(size: 1, now_ns: 1_000_000_000_000) == 0) }
+    #expect(d.take(size: 1, now_ns: 1_000_000_000_000) > 0)
   }
 
   @Test func itemsComeOnTheLineAndFilesAreNotTheClientsToName() throws {

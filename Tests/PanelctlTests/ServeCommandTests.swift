@@ -12,6 +12,8 @@ import Testing
       (["--token", "short"], "--token must be at least 8 characters"),
       (["--max-clients", "0"], "--max-clients must be 1...1024"),
       (["--wait-clients", "5", "--max-clients", "4"], "--wait-clients must be 0...4"),
+      (["--max-connections", "40"], "--max-connections must be 80...65536 (--max-clients + 16)"),
+      (["--hostname", "panel.example.org:8080"], "--hostname takes a name without port or scheme"),
     ] {
       let r = try Panelctl.run(["serve", "--board", "boards/sim-plate4.toml", "--frames", "1"] + arguments)
       BadInputTests.expectOneLineError(r, contains: [message], status: 64)
@@ -29,7 +31,7 @@ import Testing
     #expect(serve.status == stream.status && serve.status == 1)
     #expect(serve.stderr == stream.stderr)
     let help = try Panelctl.run(["serve", "--help"]).stdout
-    for option in ["--scenario", "--regions", "--control", "--sensitivity", "--force-touch", "--uncalibrated", "--calibration", "--listen", "--token", "--allow-origin"] {
+    for option in ["--scenario", "--regions", "--control", "--sensitivity", "--force-touch", "--uncalibrated", "--calibration", "--listen", "--token", "--allow-origin", "--hostname", "--max-connections"] {
       #expect(help.contains(option), "\(option) missing from serve --help")
     }
   }

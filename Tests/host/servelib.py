@@ -4,10 +4,13 @@ the `websockets` package, and a reader of the NDJSON report schema written
 from docs/formats.md (independent of the Swift encoder)."""
 
 import asyncio
+import base64
 import json
 import os
 import queue
 import re
+import resource
+import socket
 import subprocess
 import threading
 import urllib.request
@@ -25,12 +28,18 @@ class Serve:
     collected line by line; `start` returns once the server says where it
     listens."""
 
-    def __init__(self, args, cwd=hostlib.ROOT, binary=hostlib.PANELCTL):
+    def __init__(self, args, cwd=hostlib.ROOT, binary=hostlib.PANELCTL, nofile=None):
+        """`nofile`: the process's descriptor limit, soft and hard (`ulimit -n`)."""
         if "--listen" not in args:
             args = args + ["--listen", "127.0.0.1:0"]
+
+        def limit():
+            if nofile:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
         self.proc = subprocess.Popen(
             [binary, "serve"] + args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+            stderr=subprocess.PIPE, text=True, preexec_fn=limit)
         self.lines = queue.Queue()
         self.stderr = []
         self.stdout = ""
@@ -179,3 +188,39 @@ def stream_lines(args):
     if run.returncode != 0:
         raise AssertionError(f"panelctl stream failed ({run.returncode}): {run.stderr}")
     return [line for line in run.stdout.splitlines() if line.strip()]
+
+
+def raw_upgrade(port, path="/ws", host=None, origin=None, rcvbuf=None, timeout=10):
+    """A WebSocket opening handshake on a plain socket to 127.0.0.1:port:
+    (the response's status code, the connected socket). The caller may
+    then never read from it (a client that does not read), or close it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.settimeout(timeout)
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host or f'127.0.0.1:{port}'}", "Upgrade: websocket",
+             "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"]
+    if origin:
+        lines.append(f"Origin: {origin}")
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)  # byte by byte: nothing after the head is taken
+        if not chunk:
+            break
+        head += chunk
+    status = int(head.split(b" ")[1]) if head.startswith(b"HTTP/1.1 ") else 0
+    return status, sock
+
+
+def status_json(port, timeout=10):
+    """/status.json of the server on 127.0.0.1:port, decoded (None on 503)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/status.json", timeout=timeout) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        if e.code == 503:
+            return None
+        raise

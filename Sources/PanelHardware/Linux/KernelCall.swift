@@ -22,6 +22,10 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
   /// Read a requested line's level, named by its event fd.
   case gpioGetValue(fd: Int32)
   case gpioRelease(fd: Int32)
+  /// getrlimit(RLIMIT_NOFILE, &limit)
+  case getDescriptorLimit
+  /// setrlimit(RLIMIT_NOFILE, {soft, hard})
+  case setDescriptorLimit(soft: UInt64, hard: UInt64)
 
   public var description: String {
     switch self {
@@ -37,6 +41,8 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
     case .gpioReadEvent(let fd): return "gpio_read_event(\(fd))"
     case .gpioGetValue(let fd): return "gpio_get_value(\(fd))"
     case .gpioRelease(let fd): return "gpio_release(\(fd))"
+    case .getDescriptorLimit: return "getrlimit(RLIMIT_NOFILE)"
+    case .setDescriptorLimit(let soft, let hard): return "setrlimit(RLIMIT_NOFILE, \(soft), \(hard))"
     }
   }
 }

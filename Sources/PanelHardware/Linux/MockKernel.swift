@@ -66,6 +66,8 @@
     public var revents: [Int16] = []
     /// A GPIO edge event: type (1 rising, 2 falling) and time.
     public var event: (type: Int32, timestamp_ns: UInt64) = (0, 0)
+    /// getrlimit: the soft and hard limits.
+    public var limit: (soft: UInt64, hard: UInt64) = (0, 0)
 
     public init() {}
 
@@ -95,6 +97,11 @@
       var r = KernelReply()
       r.revents = revents
       r.value = Int32(revents.filter { $0 != 0 }.count)
+      return r
+    }
+    public static func limit(soft: UInt64, hard: UInt64) -> KernelReply {
+      var r = KernelReply()
+      r.limit = (soft, hard)
       return r
     }
     public static func event(type: Int32, timestamp_ns: UInt64) -> KernelReply {

@@ -184,6 +184,28 @@ func system_smbus_write_i2c_block(
   return fromNegativeErrno(i2c_smbus_write_i2c_block_data(fd, command, UInt8(length), bytes))
 }
 
+// MARK: process limits
+
+func system_getrlimit_nofile(_ limit: inout rlimit) -> CInt {
+  #if ENABLE_MOCKING
+    if let r = mocked(.getDescriptorLimit) {
+      if r.errno == nil { limit = rlimit(rlim_cur: rlim_t(r.limit.soft), rlim_max: rlim_t(r.limit.hard)) }
+      return cResult(r)
+    }
+  #endif
+  return getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+func system_setrlimit_nofile(_ limit: rlimit) -> CInt {
+  #if ENABLE_MOCKING
+    if let r = mocked(.setDescriptorLimit(soft: UInt64(limit.rlim_cur), hard: UInt64(limit.rlim_max))) {
+      return cResult(r)
+    }
+  #endif
+  var limit = limit
+  return setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}
+
 // MARK: waiting
 
 /// ppoll for POLLIN on `fds`, at most `timeout_ns`.

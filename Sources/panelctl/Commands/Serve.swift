@@ -3,7 +3,8 @@ import PanelFirmware
 import PanelServe
 import PanelWeb
 
-/// `--listen`, `--token`, `--allow-origin`, `--max-clients`, `--wait-clients`.
+/// `--listen`, `--token`, `--allow-origin`, `--hostname`, `--max-clients`,
+/// `--max-connections`, `--wait-clients`.
 struct ServeOptions: ParsableArguments {
   @Option(name: .long, help: ArgumentHelp("Where to listen; port 0 takes a free one.", valueName: "HOST:PORT"))
   var listen = "127.0.0.1:8080"
@@ -22,8 +23,20 @@ struct ServeOptions: ParsableArguments {
       valueName: "ORIGIN"))
   var allowOrigin: [String] = []
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Also answer requests that name the server so (repeatable): a DNS name of it, a reverse proxy's.",
+      valueName: "NAME"))
+  var hostname: [String] = []
+
   @Option(name: .customLong("max-clients"), help: "The most WebSocket clients at once.")
   var maxClients = 64
+
+  @Option(
+    name: .customLong("max-connections"),
+    help: "The most connections at once (HTTP and WebSocket; fewer when the descriptor limit is lower).")
+  var maxConnections = ConnectionPolicy.defaultMaxConnections
 
   @Option(
     name: .customLong("wait-clients"),
@@ -40,9 +53,40 @@ struct ServeOptions: ParsableArguments {
       throw ValidationError("--token must be at least 8 characters, without spaces, & or #")
     }
     guard (1...1024).contains(maxClients) else { throw ValidationError("--max-clients must be 1...1024, is \(maxClients)") }
+    guard (maxClients + ServeOptions.httpRoom...65536).contains(maxConnections) else {
+      throw ValidationError(
+        "--max-connections must be \(maxClients + ServeOptions.httpRoom)...65536 (--max-clients + \(ServeOptions.httpRoom)), is \(maxConnections)")
+    }
+    for name in hostname where name.isEmpty || name.contains(where: { $0 == ":" || $0 == "/" || $0 == " " }) {
+      throw ValidationError("--hostname takes a name without port or scheme, e.g. panel.example.org; got \"\(name)\"")
+    }
     guard (0...maxClients).contains(waitClients) else {
       throw ValidationError("--wait-clients must be 0...\(maxClients) (--max-clients), is \(waitClients)")
     }
+  }
+
+  /// Connections kept for HTTP beside the most WebSocket clients.
+  static let httpRoom = 16
+
+  /// The connection cap and the client cap under the process's descriptor
+  /// limit (raised to its hard limit first), and a line saying so when
+  /// that limit lowered them.
+  func caps() -> (connections: Int, clients: Int, note: String?) {
+    let limit: DescriptorLimit
+    var note: String? = nil
+    do {
+      limit = try DescriptorLimit.raiseSoftToHard()
+    } catch {
+      limit = (try? DescriptorLimit.current()) ?? DescriptorLimit(soft: 1024, hard: 1024)
+      note = "cannot raise the descriptor limit (\(error)); it stays \(limit.soft)"
+    }
+    let connections = ConnectionPolicy.cap(requested: maxConnections, limit: limit)
+    let clients = max(1, min(maxClients, connections - Self.httpRoom))
+    if connections < maxConnections {
+      note = (note.map { $0 + "; " } ?? "")
+        + "at most \(connections) connections and \(clients) WebSocket clients: the descriptor limit is \(limit.soft) (\(ConnectionPolicy.reservedDescriptors) kept for files)"
+    }
+    return (connections, clients, note)
   }
 }
 
@@ -79,10 +123,15 @@ extension PanelCtl {
       }
       var token = serve.token
       if !address.loopback && token == nil { token = ServeAccess.generateToken() }
-      let hub = ServeHub(capacity: serve.maxClients)
+      let caps = serve.caps()
+      if let note = caps.note { Terminal.writeError("panelctl: serve: \(note)\n") }
+      let hub = ServeHub(capacity: caps.clients)
       let server = PanelServer(
         address: address,
-        access: ServeAccess(loopback: address.loopback, token: address.loopback ? nil : token, allowedOrigins: serve.allowOrigin),
+        access: ServeAccess(
+          loopback: address.loopback, token: address.loopback ? nil : token, allowedOrigins: serve.allowOrigin,
+          names: ServerNames(listen: address.ip, hostnames: serve.hostname)),
+        policy: ConnectionPolicy(maxConnections: caps.connections),
         board: run.board, calibration: run.calibration, hub: hub)
       let port: Int
       do {
@@ -101,6 +150,10 @@ extension PanelCtl {
       let t = hub.totals
       Terminal.writeError(
         "panelctl: serve: frames \(hub.status.frames); ws clients \(t.clients) (at most \(t.mostAtOnce) at once): sent \(t.sent), dropped \(t.dropped)\n"
+      )
+      let c = server.connectionCounts
+      Terminal.writeError(
+        "panelctl: serve: connections \(c.accepted) (at most \(c.most) at once, the cap \(c.cap)): closed \(c.evicted) for room, \(c.requestTimeouts) without a request in time, \(c.stalled) that took nothing\n"
       )
     }
 
