@@ -81,6 +81,10 @@ public final class PanelServer: Sendable {
   /// The server's connections so far.
   public var connectionCounts: ConnectionCounts { connections.counts }
 
+  /// What was not written for the rate limit: `123 refused WebSocket
+  /// warnings not shown (at most 10 a minute)`.
+  public var warningsNotShown: [String] { ServeLog.summary }
+
   /// Starts listening (on other threads) and returns the port, once the
   /// socket is bound; throws when it cannot be (address in use, ...).
   public func start() throws(ServeError) -> Int {
@@ -216,11 +220,11 @@ public final class PanelServer: Sendable {
     // A refused upgrade is answered 400 by Hummingbird; the reason goes to
     // the log (and a plain GET of /ws gives it with 403).
     if let refusal = access.check(host: head.authority, origin: head.headerFields[HTTPField.Name("Origin")!], port: port) {
-      ServeLog.write("refused a WebSocket from \(address): \(refusal)")
+      ServeLog.warn("refused WebSocket", "refused a WebSocket from \(address): \(refusal)")
       return .dontUpgrade
     }
     guard hub.hasRoom else {
-      ServeLog.write("refused a WebSocket from \(address): too many clients (at most \(hub.capacity))")
+      ServeLog.warn("refused WebSocket", "refused a WebSocket from \(address): too many clients (at most \(hub.capacity))")
       return .dontUpgrade
     }
     let query = uri.queryParameters
@@ -333,7 +337,9 @@ struct HostCheck: RouterMiddleware {
 }
 
 /// swift-log's messages of the server (warnings and worse) as
-/// `panelctl: serve:` lines on standard error.
+/// `panelctl: serve:` lines on standard error, at most 10 of one message a
+/// minute (a peer can make the library repeat itself: a connection closed
+/// before its request, for one).
 struct ServeLogHandler: LogHandler {
   var metadata: Logger.Metadata = [:]
   var logLevel: Logger.Level = .warning
@@ -344,6 +350,7 @@ struct ServeLogHandler: LogHandler {
   }
 
   func log(event: LogEvent) {
-    ServeLog.write("\(event.level): \(event.message)")
+    let error = event.metadata?["error.type"].map { " (\($0))" } ?? ""
+    ServeLog.warn("\(event.message)", "\(event.level): \(event.message)\(error)")
   }
 }

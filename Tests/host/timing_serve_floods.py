@@ -137,7 +137,6 @@ class SlowlorisTests(unittest.TestCase):
             self.assertLessEqual(max(s["connections"]["most_at_once"] for s in during), cap)
             self.assertLess(cap, 1024 - 64, "the cap leaves descriptors for the rest")
             self.assertGreater(during[-1]["connections"]["closed_for_room"], 0)
-            self.assertGreater(during[-1]["connections"]["closed_request_timeout"], 0)
             # The flood ends: every one of its connections closes at once.
             for s in list(live):
                 sel.unregister(s)
@@ -150,17 +149,63 @@ class SlowlorisTests(unittest.TestCase):
             self.assertLess(served - ended, 2.0, "a new WebSocket client gets reports within 2 s of the flood's end")
             self.assertIsNone(server.proc.poll())
         finally:
+            for key in list(sel.get_map().values()):
+                key.fileobj.close()
+            for s in live:
+                s.close()
             sel.close()
             server.proc.send_signal(signal.SIGTERM)
             status, _ = server.wait()
         self.assertEqual(status, 0, "\n".join(server.stderr[-20:]))
-        self.assertFalse([line for line in server.stderr if "Too many open files" in line or "error" in line.lower()],
-                         "\n".join(server.stderr[-20:]))
+        self.assertFalse([line for line in server.stderr if "Too many open files" in line], "\n".join(server.stderr[-20:]))
+        self.assertLess(len(server.stderr), 60, "what the flood makes the server say is rate-limited:\n" + "\n".join(server.stderr))
         slowest = max(t for t, _ in statuses)
         print(f"\nslowloris: {opened} connections opened, {closed_by_server} closed by the server; "
               f"/status.json {len(statuses)} times, slowest {slowest * 1000:.0f} ms; "
               f"new client served {1000 * (served - ended):.0f} ms after the flood; "
               f"{[line for line in server.stderr if 'connections' in line]}")
+
+
+class RequestTimeoutTests(unittest.TestCase):
+    def test_a_trickled_head_and_an_idle_keep_alive_are_closed_after_10_s(self):
+        server = Serve(BOARD + ["--duration", "120"])
+        slow = socket.create_connection(("127.0.0.1", server.port))
+        idle = socket.create_connection(("127.0.0.1", server.port))
+        try:
+            started = time.monotonic()
+            slow.sendall(b"GET /status.json HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            idle.sendall(b"GET /status.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            answered = idle.recv(65536)
+            self.assertTrue(answered.startswith(b"HTTP/1.1 200"), answered[:100])
+            closed = {}
+            sel = selectors.DefaultSelector()
+            sel.register(slow, selectors.EVENT_READ, "slow")
+            sel.register(idle, selectors.EVENT_READ, "idle")
+            next_line = started + 1
+            while len(closed) < 2 and time.monotonic() < started + 30:
+                for key, _ in sel.select(timeout=0.05):
+                    if key.fileobj.recv(65536) == b"":
+                        closed[key.data] = time.monotonic() - started
+                        sel.unregister(key.fileobj)
+                if time.monotonic() >= next_line and "slow" not in closed:
+                    next_line += 1
+                    try:
+                        slow.sendall(b"X-a: b\r\n")  # a line a second: never idle, never done
+                    except OSError:
+                        pass
+            sel.close()
+        finally:
+            slow.close()
+            idle.close()
+            server.proc.send_signal(signal.SIGTERM)
+            status, _ = server.wait()
+        self.assertEqual(status, 0)
+        print(f"\nclosed after: {closed}")
+        for what in ("slow", "idle"):
+            self.assertIn(what, closed)
+            self.assertGreaterEqual(closed[what], REQUEST_TIMEOUT_S - 0.1, what)
+            self.assertLess(closed[what], REQUEST_TIMEOUT_S + 1, what)
+        self.assertIn("2 without a request in time", "\n".join(server.stderr))
 
 
 def flooder(port, seconds, regions_items, done):
@@ -205,7 +250,7 @@ class FloodingClientsTests(unittest.TestCase):
     FLOOD_S = 10
 
     def test_four_flooding_clients_do_not_hold_up_a_reader(self):
-        server = Serve(BOARD + ["--idle", "--duration", "120", "--wait-clients", "1"])
+        server = Serve(BOARD + ["--duration", "120", "--wait-clients", "1"])
         port = server.port
         context = multiprocessing.get_context("spawn")
         done = context.Queue()
@@ -258,6 +303,7 @@ class ClientsThatNeverReadTests(unittest.TestCase):
         port = server.port
         stuck = []
         try:
+            first_in = time.monotonic()
             for i in range(64):
                 # Half read every frame (their socket backs up), half the
                 # loud frames only (nothing backs up: only a ping goes unanswered).
@@ -270,7 +316,10 @@ class ClientsThatNeverReadTests(unittest.TestCase):
             self.assertNotEqual(refused, 101, "the 64 hold every place")
             served = servelib.run(first_report(server.ws + "?idle=1", all_in + CLOSED_WITHIN_S + 10))
             self.assertIsNotNone(served)
-            waited = served - all_in
+            # From the moment the first of them stopped reading (its
+            # connection): the documented 20 s, and a second for the new
+            # client's tries (one every 0.1 s) and the 64 closings.
+            waited = served - first_in
             self.assertLess(waited, CLOSED_WITHIN_S + 1, "a new client is served within the documented time")
             self.assertIsNone(server.proc.poll())
         finally:
@@ -281,7 +330,8 @@ class ClientsThatNeverReadTests(unittest.TestCase):
         self.assertEqual(status, 0, "\n".join(server.stderr[-20:]))
         closed = [line for line in server.stderr if "closed: sent" in line]
         self.assertGreaterEqual(len(closed), 64)
-        print(f"\n64 clients that never read: a new client served {waited:.1f} s after they took every place")
+        print(f"\n64 clients that never read: a new client served {waited:.1f} s after the first of them stopped reading "
+              f"({all_in - first_in:.1f} s to connect all 64)")
 
 
 class ConnectionMemoryTests(unittest.TestCase):

@@ -10,6 +10,11 @@ import PanelServe
 /// only when no HTTP connection is left to close.
 final class ConnectionTable: Sendable {
   let cap: Int
+  /// The count at which accepting pauses: one accept can take up to
+  /// `acceptBatch` connections (SwiftNIO's `maxMessagesPerRead` of a
+  /// listening channel), so it pauses that many short of the cap.
+  let pauseAt: Int
+  static let acceptBatch = 4
 
   struct Entry {
     let channel: any Channel
@@ -27,6 +32,7 @@ final class ConnectionTable: Sendable {
 
   init(cap: Int) {
     self.cap = max(1, cap)
+    pauseAt = max(1, self.cap - Self.acceptBatch + 1)
     state.withLock { $0.counts.cap = self.cap }
   }
 
@@ -36,7 +42,7 @@ final class ConnectionTable: Sendable {
       s.counts.open += 1
       s.counts.accepted += 1
       s.counts.most = max(s.counts.most, s.counts.open)
-      guard s.counts.open >= cap else { return nil }
+      guard s.counts.open >= pauseAt else { return nil }
       // At the cap: close the HTTP connection that has waited longest.
       guard let oldest = s.entries.filter({ !$0.value.webSocket }).min(by: { $0.value.since < $1.value.since }) else {
         return nil
@@ -53,7 +59,7 @@ final class ConnectionTable: Sendable {
     state.withLock { $0.counts.open -= 1 }
   }
 
-  var accepting: Bool { state.withLock { $0.counts.open < cap } }
+  var accepting: Bool { state.withLock { $0.counts.open < pauseAt } }
 
   func register(_ key: ObjectIdentifier, channel: any Channel) {
     state.withLock { $0.entries[key] = Entry(channel: channel, since: .now()) }

@@ -151,6 +151,7 @@ extension PanelCtl {
       Terminal.writeError(
         "panelctl: serve: frames \(hub.status.frames); ws clients \(t.clients) (at most \(t.mostAtOnce) at once): sent \(t.sent), dropped \(t.dropped)\n"
       )
+      for line in server.warningsNotShown { Terminal.writeError("panelctl: serve: \(line)\n") }
       let c = server.connectionCounts
       Terminal.writeError(
         "panelctl: serve: connections \(c.accepted) (at most \(c.most) at once, the cap \(c.cap)): closed \(c.evicted) for room, \(c.requestTimeouts) without a request in time, \(c.stalled) that took nothing\n"
