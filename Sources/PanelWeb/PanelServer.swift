@@ -41,6 +41,8 @@ public final class PanelServer: Sendable {
   public let access: ServeAccess
   public let policy: ConnectionPolicy
   let connections: ConnectionTable
+  /// The control input of all clients together (`InputBudget.allClients`).
+  let sharedInput: Locked<InputBudget>
   let info: PanelInfo
   let board: Board
   let phase = Locked<Phase>(.starting)
@@ -69,6 +71,7 @@ public final class PanelServer: Sendable {
     self.board = board
     self.hub = hub
     connections = ConnectionTable(cap: policy.maxConnections)
+    sharedInput = Locked(.allClients(rate_hz: board.rate_hz, now_ns: monotonicNanoseconds()))
     info = PanelInfo(board: board, calibration: calibration)
   }
 
@@ -231,7 +234,8 @@ public final class PanelServer: Sendable {
     let kind: StreamKind = query["image"] == "1" ? .image : query["idle"] == "1" ? .idle : .reports
     let control = access.grantsControl(token: query["token"].map(String.init))
     // From here on its guard pings instead of timing requests.
-    try channel.pipeline.syncOperations.handler(type: ConnectionGuard.self).upgradedToWebSocket()
+    let pipeline = channel.pipeline.syncOperations
+    try pipeline.handler(type: ConnectionGuard.self).upgradedToWebSocket(pipeline.context(handlerType: ConnectionGuard.self))
     return .upgrade([:]) { [self] inbound, outbound, _ in
       try await session(inbound, outbound, kind: kind, address: address, control: control)
     }
@@ -278,16 +282,20 @@ public final class PanelServer: Sendable {
     }
   }
 
-  /// The control lines `client` sends, under its `InputBudget`: a line is
-  /// parsed once paid for and once fewer than `ServeHub.maxWaitingControl`
-  /// of its lines wait for the panel; meanwhile nothing more is read from
-  /// its connection.
+  /// The control lines `client` sends, under its `InputBudget` and the one
+  /// all clients share: a line is parsed once paid for in both and once
+  /// fewer than `ServeHub.maxWaitingControl` of its lines wait for the
+  /// panel; meanwhile nothing more is read from its connection.
   func readControl(_ inbound: WebSocketInboundStream, from client: ClientHandle, control: Bool) async throws {
-    var budget = InputBudget(rate_hz: board.rate_hz, now_ns: monotonicNanoseconds())
+    var own = InputBudget.perClient(rate_hz: board.rate_hz, now_ns: monotonicNanoseconds())
     for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
       guard case .text(let text) = message else { continue }
       for line in text.split(separator: "\n") {
-        while case let wait = budget.take(size: line.utf8.count, now_ns: monotonicNanoseconds()), wait > 0 {
+        let size = line.utf8.count
+        while case let wait = own.take(size: size, now_ns: monotonicNanoseconds()), wait > 0 {
+          try await Task.sleep(nanoseconds: UInt64(wait))
+        }
+        while case let wait = sharedInput.withLock({ $0.take(size: size, now_ns: monotonicNanoseconds()) }), wait > 0 {
           try await Task.sleep(nanoseconds: UInt64(wait))
         }
         guard await hub.roomForControl(client) else { return }

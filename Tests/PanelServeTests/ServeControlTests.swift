@@ -124,26 +124,30 @@ import Testing
     #expect(hub.pendingControl.load(ordering: .relaxed) == 0)
   }
 
-  /// Each client may send 16 lines and 8 KiB a frame period: a burst of
+  /// Each client may send 16 lines and 1 KiB a frame period: a burst of
   /// one frame's worth goes at once, then lines wait for their share; a
   /// long line goes when the bucket is full and is paid off after.
   @Test func theInputBudgetIsLinesAndBytesPerFrame() {
     let period = Int64(1_000_000_000 / 320)
-    var b = InputBudget(rate_hz: 320, now_ns: 0)
-    for _ in 0..<InputBudget.linesPerFrame { #expect(b.take(size: 10, now_ns: 0) == 0) }
+    var b = InputBudget.perClient(rate_hz: 320, now_ns: 0)
+    for _ in 0..<16 { #expect(b.take(size: 10, now_ns: 0) == 0) }
     let wait = b.take(size: 10, now_ns: 0)
-    #expect(wait > 0 && wait <= period / Int64(InputBudget.linesPerFrame) + 1)
+    #expect(wait > 0 && wait <= period / 16 + 1)
     #expect(b.take(size: 10, now_ns: wait) == 0)
-    // 100 KB at once when the bucket is full, then about 12 frames to pay it off.
-    var c = InputBudget(rate_hz: 320, now_ns: 0)
-    #expect(c.take(size: 100_000, now_ns: 0) == 0)
+    // 10 KiB at once when the bucket is full, then about 10 frames to pay it off.
+    var c = InputBudget.perClient(rate_hz: 320, now_ns: 0)
+    #expect(c.take(size: 10_240, now_ns: 0) == 0)
     let off = c.take(size: 10, now_ns: 0)
-    #expect(off > 11 * period && off < 13 * period)
+    #expect(off > 9 * period && off < 11 * period)
     #expect(c.take(size: 10, now_ns: off) == 0)
     // Idle time refills one frame's worth, no more.
-    var d = InputBudget(rate_hz: 320, now_ns: 0)
-    for _ in 0..<InputBudget.linesPerFrame { #expect(d.take(size: 1, now_ns: 1_000_000_000_000) == 0) }
+    var d = InputBudget.perClient(rate_hz: 320, now_ns: 0)
+    for _ in 0..<16 { #expect(d.take(size: 1, now_ns: 1_000_000_000_000) == 0) }
     #expect(d.take(size: 1, now_ns: 1_000_000_000_000) > 0)
+    // All clients together: 2 KiB a frame.
+    var all = InputBudget.allClients(rate_hz: 20, now_ns: 0)
+    #expect(all.take(size: 4096, now_ns: 0) == 0)
+    #expect(all.take(size: 1, now_ns: 0) > period)
   }
 
   @Test func itemsComeOnTheLineAndFilesAreNotTheClientsToName() throws {

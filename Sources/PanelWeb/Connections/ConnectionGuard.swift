@@ -5,13 +5,18 @@ import PanelServe
 /// bytes. Over HTTP a request's head (up to its blank line) must be
 /// complete within `requestTimeout` of the connection's start or of the
 /// previous head, else the connection is closed: a slowloris sender, and a
-/// keep-alive connection left idle. Once upgraded to a WebSocket that
-/// rule ends (the client is then pinged). Either way, output that cannot
-/// be written for `stallTimeout` (the peer takes nothing) closes the
-/// connection.
-final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+/// keep-alive connection left idle. A connection gets at most
+/// `requestsPerSecond` requests a second (a burst of as many): beyond, its
+/// reading pauses until the next is due, so a client that asks without end
+/// costs a bounded share of the server. Once upgraded to a WebSocket those
+/// rules end (the client is then pinged, and its control lines have their
+/// own budget). Either way, output that cannot be written for
+/// `stallTimeout` (the peer takes nothing) closes the connection.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
   typealias InboundOut = ByteBuffer
+  typealias OutboundIn = IOData
+  typealias OutboundOut = IOData
 
   let table: ConnectionTable
   let policy: ConnectionPolicy
@@ -21,6 +26,13 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
   var matched = 0
   var headTimer: Scheduled<Void>?
   var stallTimer: Scheduled<Void>?
+  /// Requests that may come now, in requests x nanoseconds (a second adds
+  /// `requestsPerSecond` x 1e9); below one request, reading pauses.
+  var requestCredit: Int64 = 0
+  var creditAt = NIODeadline.now()
+  var resumeTimer: Scheduled<Void>?
+  /// A read was asked for while paused.
+  var readWanted = false
 
   init(table: ConnectionTable, policy: ConnectionPolicy) {
     self.table = table
@@ -41,6 +53,8 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
   func start(_ context: ChannelHandlerContext) {
     guard !started else { return }
     started = true
+    requestCredit = Int64(policy.requestsPerSecond) * 1_000_000_000
+    creditAt = .now()
     table.register(key, channel: context.channel)
     armHeadTimer(context)
   }
@@ -59,6 +73,8 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     headTimer = nil
     stallTimer?.cancel()
     stallTimer = nil
+    resumeTimer?.cancel()
+    resumeTimer = nil
     table.unregister(key)
   }
 
@@ -66,8 +82,37 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     if !webSocket && headEnds(in: unwrapInboundIn(data)) {
       table.headCompleted(key)
       armHeadTimer(context)
+      spendRequest(context)
     }
     context.fireChannelRead(data)
+  }
+
+  // MARK: Requests a second
+
+  func read(context: ChannelHandlerContext) {
+    if resumeTimer != nil {
+      readWanted = true
+    } else {
+      context.read()
+    }
+  }
+
+  /// One request more: when none is left, reading pauses until one is.
+  func spendRequest(_ context: ChannelHandlerContext) {
+    let now = NIODeadline.now()
+    let perSecond = Int64(policy.requestsPerSecond)
+    let elapsed = (now - creditAt).nanoseconds
+    creditAt = now
+    requestCredit = min(perSecond * 1_000_000_000, requestCredit + elapsed * perSecond) - 1_000_000_000
+    guard requestCredit < 1_000_000_000, resumeTimer == nil else { return }
+    let wait = (1_000_000_000 - requestCredit + perSecond - 1) / perSecond
+    resumeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(wait)) { [self] in
+      resumeTimer = nil
+      if readWanted {
+        readWanted = false
+        context.read()
+      }
+    }
   }
 
   /// Whether `bytes` complete a request head (a blank line: CR LF CR LF).
@@ -99,10 +144,18 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
   }
 
   /// The connection is a WebSocket from now on (called on its event loop).
-  func upgradedToWebSocket() {
+  func upgradedToWebSocket(_ context: ChannelHandlerContext) {
     webSocket = true
     headTimer?.cancel()
     headTimer = nil
+    if resumeTimer != nil {
+      resumeTimer?.cancel()
+      resumeTimer = nil
+      if readWanted {
+        readWanted = false
+        context.read()
+      }
+    }
     table.upgradedToWebSocket(key)
   }
 

@@ -12,6 +12,9 @@ public struct ConnectionPolicy: Sendable {
   /// connection's start or of the previous request's head: a slow sender
   /// (slowloris) and an idle keep-alive connection are closed after it.
   public var requestTimeout: TimeAmount = .seconds(10)
+  /// Requests a connection may make a second (a burst of as many); beyond,
+  /// its reading pauses until the next is due.
+  public var requestsPerSecond = 20
   /// Output that cannot be written for this long (the peer takes nothing)
   /// closes the connection.
   public var stallTimeout: TimeAmount = .seconds(10)
