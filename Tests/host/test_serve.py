@@ -9,7 +9,9 @@ binary alone."""
 import asyncio
 import json
 import os
+import socket
 import shutil
+import signal
 import tempfile
 import unittest
 
@@ -183,6 +185,42 @@ class ServeSecurityTests(unittest.TestCase):
         self.assertEqual(code, 1000)
         servelib.check_reports(self, messages)
         self.assertIn("ws clients 1", "\n".join(server.stderr), "the refused clients never joined")
+
+    def test_dns_rebinding_is_refused_off_loopback(self):
+        # Listening on every address; a page of evil.example whose name now
+        # points at the panel sends its own name as Host, and an Origin
+        # that agrees with it.
+        server = Serve(["--board", "boards/sim-plate4.toml", "--duration", "60",
+                        "--listen", "0.0.0.0:0", "--hostname", "panel.example.test"])
+        port = server.port
+        try:
+            for host in (f"evil.example:{port}", f"panel.example.test.evil.example:{port}", f"10.255.255.1:{port}"):
+                status, body, _ = server.get("/status.json", headers={"Host": host})
+                self.assertEqual(status, 403, host)
+                self.assertIn(b"does not name this server", body)
+            for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"panel.example.test:{port}",
+                         f"{socket.gethostname()}:{port}"):
+                self.assertEqual(server.get("/status.json", headers={"Host": host})[0], 200, host)
+            # The WebSocket: Host and Origin of the rebound page, or the
+            # right Host with the rebound page's Origin: refused.
+            for host, origin in ((f"evil.example:{port}", f"http://evil.example:{port}"),
+                                 (f"127.0.0.1:{port}", f"http://evil.example:{port}"),
+                                 (f"panel.example.test:{port}", f"http://panel.example.test:{port + 1}")):
+                status, sock = servelib.raw_upgrade(port, host=host, origin=origin)
+                sock.close()
+                self.assertEqual(status, 400, (host, origin))
+            # The server's own names, as Host and as Origin: let in.
+            status, sock = servelib.raw_upgrade(port, host=f"panel.example.test:{port}",
+                                                origin=f"http://panel.example.test:{port}")
+            sock.close()
+            self.assertEqual(status, 101)
+        finally:
+            server.proc.send_signal(signal.SIGTERM)
+            server.wait()
+        refusals = [line for line in server.stderr if "refused a WebSocket" in line]
+        self.assertEqual(len(refusals), 3, refusals)
+        self.assertIn('Host "evil.example:', refusals[0])
+        self.assertIn('Origin "http://evil.example:', refusals[1])
 
     def test_the_installed_binary_serves_its_pages_alone(self):
         directory = tempfile.mkdtemp()
