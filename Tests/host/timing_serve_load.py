@@ -1,8 +1,8 @@
 """`panelctl serve` under load: 20 WebSocket clients of the simulated grid
 at 500 frames a second for 60 s (`/ws?idle=1`, a message per frame), one of
 them never reading. Every reading client gets every report, in order, byte
-for byte the lines of `panelctl stream --idle`; the stalled one loses
-messages, counted, and nobody else notices. The CPU time of the server is
+for byte the lines of `panelctl stream --idle`; the stalled one is closed
+once it has taken nothing for 10 s, and nobody else notices. The CPU time of the server is
 measured against a run without clients and written out (the figures of
 docs/performance.md); nothing here asserts a time."""
 
@@ -97,11 +97,11 @@ class ServeLoadTests(unittest.TestCase):
         for client in range(2, READERS + 2):
             self.assertEqual(counts[client], (FRAMES, 0), f"client #{client}")
         sent, dropped = counts[1]
-        self.assertGreater(dropped, 0, "the stalled client lost messages, counted")
-        self.assertLess(sent, FRAMES)
-        # Offered to it: every frame, or those until the server's ping
-        # timeout closed it (no pong for 30 s: its reader is stopped too).
-        self.assertLessEqual(sent + dropped, FRAMES)
+        # The stalled one is closed by the server once it has taken nothing
+        # for 10 s (or missed a ping): offered every frame until then, each
+        # sent (handed to its connection) or counted as dropped.
+        self.assertLess(sent + dropped, FRAMES, "the stalled client was closed before the end")
+        self.assertFalse([line for line in server.stderr if "client #1 " in line and "still behind" in line])
         self.assertEqual((summary["sent"], summary["dropped"]), (READERS * FRAMES + sent, dropped))
         loaded_cpu = usage.ru_utime + usage.ru_stime
 
