@@ -59,6 +59,23 @@ public enum SpreadingKernel: Sendable, Equatable {
     return w
   }
 
+  /// `cellWeight` on an overlay `aspect` times as wide along x as along y
+  /// (the distance read as `dx^2 / aspect + dy^2 aspect`).
+  @inline(__always)
+  package func cellWeight(_ cell: CellPosition, pitch: Double, x: Double, y: Double, aspect: Double) -> Double {
+    guard aspect != 1 else { return cellWeight(cell, pitch: pitch, x: x, y: y) }
+    let ax = 1 / aspect
+    var w = 0.0
+    for sy in -1...1 {
+      for sx in -1...1 {
+        let dx = cell.x_mm + Double(sx) * pitch / 3 - x
+        let dy = cell.y_mm + Double(sy) * pitch / 3 - y
+        w += stress(r2: dx * dx * ax + dy * dy * aspect)
+      }
+    }
+    return w
+  }
+
   /// The stress at squared distance `r2` (mm^2), up to a constant.
   @inline(__always)
   package func stress(r2: Double) -> Double {

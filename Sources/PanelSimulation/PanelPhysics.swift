@@ -16,9 +16,10 @@ public struct PanelPhysics {
   /// The cells as drawn from the seed.
   public let cells: [SimulatedCell]
   public package(set) var scenario: Scenario
-  let sharing: LoadSharing
+  package let sharing: LoadSharing
   var noise: SimRandom
-  let noise_counts: Double
+  /// Each cell's white noise, counts (one standard deviation).
+  let noiseCounts: [Double]
   var wander: WanderState
   var thermal: CellTemperatures
   var loads: [Double]
@@ -54,13 +55,15 @@ public struct PanelPhysics {
     parameters.applyOverrides(to: &cells)
     self.cells = cells
     if let grid = board.grid {
-      sharing = LoadSharing(grid: board.cells, pitch: grid.pitch_mm, kernel: parameters.spreadingKernel(pitch: grid.pitch_mm))
+      sharing = LoadSharing(
+        grid: board.cells, pitch: grid.pitch_mm, kernel: parameters.spreadingKernel(pitch: grid.pitch_mm),
+        aspect: parameters.spreadAspect, frame: parameters.frameShare)
     } else {
       let stiffness = board.cells.map { _ in 1 + draw.symmetric() * parameters.stiffnessSpread }
       sharing = LoadSharing(supports: board.cells, stiffness: stiffness)
     }
     noise = SimRandom(seed: parameters.seed ^ 0x5EED_0F_0015E)
-    noise_counts = parameters.effectiveNoise_counts
+    noiseCounts = parameters.noise_counts(cellCount: board.cellCount)
     wander = WanderState(
       processes: parameters.wander, cellCount: board.cellCount, counts_per_n: parameters.gain_counts_per_n,
       seed: parameters.seed)
@@ -74,6 +77,9 @@ public struct PanelPhysics {
   }
 
   public var cellCount: Int { cells.count }
+
+  /// Cell `i`'s white noise, counts (one standard deviation).
+  package func noise_counts(cell i: Int) -> Double { noiseCounts[i] }
 
   /// Moves the physics to `time_s`, `dt` seconds after the previous call
   /// (creep integrates over it; spikes are drawn at `spikeRate_hz * dt`),
@@ -106,7 +112,7 @@ public struct PanelPhysics {
       if cells[i].crosstalkFrom >= 0 { load += cells[i].crosstalk * loads[cells[i].crosstalkFrom] }
       if hysteretic { load = hysteresis(cell: i, load: load) }
       let cellDT = uneven ? thermal.celsius[i] - 25 : dT
-      var counts = cells[i].counts(load: load, dT: cellDT) + noise.gaussian() * noise_counts
+      var counts = cells[i].counts(load: load, dT: cellDT) + noise.gaussian() * noiseCounts[i]
       if !wander.isEmpty { counts += wander.counts(cell: i) }
       if i == spikeCell { counts += spikeSign * parameters.spike_counts }
       signal[i] = counts

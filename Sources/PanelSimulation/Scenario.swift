@@ -82,12 +82,15 @@ public struct ScriptedTouch: Sendable, Equatable {
   /// Position over time (mm); one point for a still press.
   public var x: [Keyframe]
   public var y: [Keyframe]
+  /// A finger's tremor on top of the profile (nil: none, as an object).
+  public var tremor: Tremor?
 
-  public init(start_s: Double, force: [Keyframe], x: [Keyframe], y: [Keyframe]) {
+  public init(start_s: Double, force: [Keyframe], x: [Keyframe], y: [Keyframe], tremor: Tremor? = nil) {
     self.start_s = start_s
     self.force = force
     self.x = x
     self.y = y
+    self.tremor = tremor
   }
 
   /// A still press: rise to `force_n`, hold, fall.
@@ -115,9 +118,11 @@ public struct ScriptedTouch: Sendable, Equatable {
   public func state(at t: Double) -> (force: Double, x: Double, y: Double)? {
     let r = t - start_s
     guard r >= 0, let last = force.last, r <= last.t else { return nil }
-    return (
-      Keyframe.interpolate(force, at: r), Keyframe.interpolate(x, at: r), Keyframe.interpolate(y, at: r)
-    )
+    let f = Keyframe.interpolate(force, at: r)
+    let px = Keyframe.interpolate(x, at: r)
+    let py = Keyframe.interpolate(y, at: r)
+    guard let tremor else { return (f, px, py) }
+    return tremor.apply(force: f, x: px, y: py, at: r)
   }
 }
 

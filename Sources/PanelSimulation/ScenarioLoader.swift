@@ -60,7 +60,8 @@ extension Scenario {
 
   static func touch(_ t: TOMLTable, board: Board) throws(FileError) -> ScriptedTouch {
     try t.rejectUnknownKeys([
-      "name", "start_s", "x_mm", "y_mm", "path", "force_n", "rise_s", "hold_s", "fall_s", "force",
+      "name", "start_s", "x_mm", "y_mm", "path", "force_n", "rise_s", "hold_s", "fall_s", "force", "tremor",
+      "tremor_mm", "tremor_seed",
     ])
     _ = try t.optionalString("name")
     let start = try t.double("start_s", in: .scriptTime_s)
@@ -97,7 +98,18 @@ extension Scenario {
       xs = [Keyframe(0, x)]
       ys = [Keyframe(0, y)]
     }
-    return ScriptedTouch(start_s: start, force: force, x: xs, y: ys)
+    var touch = ScriptedTouch(start_s: start, force: force, x: xs, y: ys)
+    // A finger's tremor (optional): force RMS as a fraction, position RMS in mm.
+    let tremor = try t.optionalDouble("tremor", in: ValueBound(0...0.5, "of the force"))
+    let tremor_mm = try t.optionalDouble("tremor_mm", in: ValueBound(0...5, "mm"))
+    let seed = try t.optionalInt("tremor_seed")
+    if let seed, seed < 0 { throw t.error("tremor_seed", "must be 0 or more") }
+    if tremor != nil || tremor_mm != nil {
+      touch.tremor = Tremor(force: tremor ?? 0, position_mm: tremor_mm ?? 0, seed: UInt64(seed ?? 1))
+    } else if seed != nil {
+      throw t.error("tremor_seed", "needs tremor or tremor_mm")
+    }
+    return touch
   }
 
   static func onPanel(

@@ -25,6 +25,11 @@ extension Scenario {
         s += "path = \(rows(path))\n"
       }
       s += "force = \(rows(touch.force.map { [$0.t, $0.value] }))\n"
+      if let tremor = touch.tremor {
+        if tremor.force > 0 { s += "tremor = \(number(tremor.force))\n" }
+        if tremor.position_mm > 0 { s += "tremor_mm = \(number(tremor.position_mm))\n" }
+        s += "tremor_seed = \(tremor.seed)\n"
+      }
     }
     for fault in faults {
       s += "\n[[fault]]\n"

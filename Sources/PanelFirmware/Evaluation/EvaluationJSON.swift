@@ -21,6 +21,10 @@ public enum EvaluationJSON {
             w.field("plate", bar.plate)
             w.field("grid", bar.grid)
             if let s = bar.scenarios { w.field("scenarios", array: { w in for name in s { w.value(JSONWriter.string(name)) } }) }
+            if !bar.except.isEmpty {
+              w.field("except", array: { w in for name in bar.except { w.value(JSONWriter.string(name)) } })
+            }
+            if let p = bar.maxPitch_mm { w.field("max_pitch_mm", p) }
           }
         }
       })
@@ -89,6 +93,7 @@ public enum EvaluationJSON {
               w.field("peek_presses", c.peekPresses)
               w.field("pop_presses", c.popPresses)
               w.field("pairs", c.pairs)
+              w.field("held_fingers", c.heldFingers)
             })
             w.field("misses", array: { w in
               for m in r.misses where m.scenario == s.name { w.value(JSONWriter.string(m.metric.rawValue)) }

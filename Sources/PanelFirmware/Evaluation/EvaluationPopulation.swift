@@ -33,9 +33,14 @@ public struct EvaluationPanel: Sendable, Equatable {
 /// corners of the envelope, then panels drawn at random within it:
 ///
 /// - white noise 0.2-10 mN per cell, wander up to 5 mN (time constants of
-///   2 s to 5 min), 320-500 frames/s;
+///   2 s to 5 min), 200-1000 frames/s;
 /// - grid kernels Boussinesq, Gaussian, exponential and a measured table,
-///   0.35-0.8 pitch wide;
+///   0.35-0.8 pitch wide, up to twice as wide along one axis as along the
+///   other, with a frame around the cells taking up to a ring of cells'
+///   share (so capture falls and the response is cut near the edges);
+/// - plates 100-300 mm wide on 3-6 supports placed anywhere, stiffness
+///   +-45 %; grids of 4 x 4 to 16 x 16 cells at 8-25 mm pitch;
+/// - gains +-30 % apart, one cell up to six times noisier than the rest;
 /// - non-linearity up to 2 %, zero and span drift spread +-50 % between
 ///   cells, cells lagging the panel's temperature by up to a minute,
 ///   hysteresis up to 0.2 %, creep 0.1-1 %.
@@ -144,6 +149,59 @@ public enum EvaluationPopulation {
       $0.thermalLagSpread = 0.5
       $0.rate_hz = 320
     }
+    // Other sizes, supports, cell counts, rates and responses.
+    func at(_ points: [(Double, Double)]) -> [CellPosition] { points.map { CellPosition(x_mm: $0.0, y_mm: $0.1) } }
+    add("plate-300mm-6", .plate) {
+      $0.plate = .init(width_mm: 300, height_mm: 200, supports: at([(0, 0), (150, 0), (300, 0), (0, 200), (150, 200), (300, 200)]))
+      $0.stiffnessSpread = 0.4
+      $0.noise_mn = 1
+      $0.rate_hz = 500
+    }
+    add("plate-100mm-3", .plate) {
+      $0.plate = .init(width_mm: 100, height_mm: 70, supports: at([(8, 64), (92, 64), (50, 6)]))
+      $0.noise_mn = 0.5
+      $0.rate_hz = 1000
+    }
+    add("plate-inside-mismatch", .plate) {
+      $0.plate = .init(
+        width_mm: 220, height_mm: 140, supports: at([(30, 25), (200, 15), (185, 120), (45, 110), (110, 70)]))
+      $0.stiffnessSpread = 0.45
+      $0.gainSpread = 0.3
+      $0.noise_mn = 0.8
+      $0.noisyCell = 2
+      $0.noisyCell_mn = 4
+      $0.rate_hz = 200
+    }
+    add("grid-4x4-25mm", .grid) {
+      $0.grid = GridSpec(columns: 4, rows: 4, pitch_mm: 25)
+      $0.rate_hz = 200
+    }
+    add("grid-16x16-8mm", .grid) {
+      $0.grid = GridSpec(columns: 16, rows: 16, pitch_mm: 8)
+      $0.kernel = "gaussian"
+      $0.spread_pitch = 0.7
+      $0.rate_hz = 400
+    }
+    add("grid-anisotropic", .grid) {
+      $0.spread_pitch = 0.6
+      $0.spreadAspect = 2
+      $0.rate_hz = 500
+    }
+    add("grid-framed", .grid) {
+      $0.frameShare = 1
+      $0.rate_hz = 500
+    }
+    add("grid-12x8-mixed", .grid) {
+      $0.grid = GridSpec(columns: 12, rows: 8, pitch_mm: 12)
+      $0.kernel = "exponential"
+      $0.spread_pitch = 0.5
+      $0.spreadAspect = 0.6
+      $0.frameShare = 0.6
+      $0.gainSpread = 0.3
+      $0.noisyCell = 37
+      $0.noisyCell_mn = 2.4
+      $0.rate_hz = 1000
+    }
     return list
   }
 
@@ -172,6 +230,52 @@ public enum EvaluationPopulation {
     e.thermalLagSpread = (0.5 * r.uniform()).rounded(toPlaces: 2)
     e.hysteresis = (0.002 * r.uniform()).rounded(toPlaces: 5)
     e.creep = (0.001 + 0.009 * r.uniform()).rounded(toPlaces: 4)
+    // Where users' panels differ besides: drawn from their own stream.
+    var g = SimRandom(seed: seed ^ 0x6E0_7E7A_5EED)
+    e.rate_hz = 200 + Int(g.uniform() * 801)
+    e.gainSpread = (0.3 * g.uniform()).rounded(toPlaces: 2)
+    switch kind {
+    case .plate:
+      let width = (100 + 200 * g.uniform()).rounded()
+      let height = (width * (0.5 + 0.4 * g.uniform())).rounded()
+      e.plate = drawnPlate(width: width, height: height, supports: 3 + Int(g.uniform() * 4), random: &g)
+      e.stiffnessSpread = (0.45 * g.uniform()).rounded(toPlaces: 2)
+    case .grid:
+      e.grid = GridSpec(
+        columns: 4 + Int(g.uniform() * 13), rows: 4 + Int(g.uniform() * 13),
+        pitch_mm: (8 + 17 * g.uniform()).rounded(toPlaces: 1))
+      e.spreadAspect = pow(2, 2 * g.uniform() - 1).rounded(toPlaces: 2)
+      e.frameShare = g.uniform() < 0.5 ? 0 : g.uniform().rounded(toPlaces: 2)
+    }
+    if g.uniform() < 0.5 {
+      let cells = kind == .plate ? e.plate!.supports.count : e.grid!.columns * e.grid!.rows
+      e.noisyCell = Int(g.uniform() * Double(cells))
+      e.noisyCell_mn = (e.noise_mn * (2 + 4 * g.uniform())).rounded(toPlaces: 2)
+    }
     return e
+  }
+
+  /// Supports anywhere under a plate, spread enough to hold it: the largest
+  /// triangle between them covers a fifth of the plate (corners when no
+  /// draw of a hundred does).
+  static func drawnPlate(width: Double, height: Double, supports n: Int, random g: inout SimRandom) -> PanelEnvelope.Plate {
+    for _ in 0..<100 {
+      let points = (0..<n).map { _ in
+        CellPosition(x_mm: (width * g.uniform()).rounded(), y_mm: (height * g.uniform()).rounded())
+      }
+      var largest = 0.0
+      for i in 0..<n {
+        for j in (i + 1)..<n {
+          for k in (j + 1)..<n where k < n {
+            let (a, b, c) = (points[i], points[j], points[k])
+            let area = abs((b.x_mm - a.x_mm) * (c.y_mm - a.y_mm) - (c.x_mm - a.x_mm) * (b.y_mm - a.y_mm)) / 2
+            largest = max(largest, area)
+          }
+        }
+      }
+      if largest >= 0.2 * width * height { return .init(width_mm: width, height_mm: height, supports: points) }
+    }
+    let corners = [(0.0, 0.0), (width, 0), (0, height), (width, height)].map { CellPosition(x_mm: $0.0, y_mm: $0.1) }
+    return .init(width_mm: width, height_mm: height, supports: corners)
   }
 }

@@ -66,6 +66,8 @@ public struct PanelResult: Sendable {
   public var boardFile: String
   public var planFile: String
   public var rate_hz: Int
+  /// A grid's pitch, mm (nil on a plate).
+  public var pitch_mm: Double?
   /// Where it sits in the envelope, one line.
   public var envelope: String
   public var calibration: CalibrationOutcome
@@ -77,9 +79,11 @@ public struct PanelResult: Sendable {
     var list: [EvaluationMiss] = []
     for s in scenarios {
       for metric in EvaluationMetric.allCases {
-        guard let bar = EvaluationBar.bar(metric, scenario: s.name), let v = metric.value(in: s.score) else { continue }
-        if !bar.met(v, panel.kind) {
-          list.append(EvaluationMiss(panel: board, scenario: s.name, metric: metric, value: v, bar: bar.describe(panel.kind)))
+        guard let bar = EvaluationBar.bar(metric, scenario: s.name, pitch_mm: pitch_mm), let v = metric.value(in: s.score)
+        else { continue }
+        if !bar.met(v, panel.kind, s.score) {
+          list.append(
+            EvaluationMiss(panel: board, scenario: s.name, metric: metric, value: v, bar: bar.describe(panel.kind, s.score)))
         }
       }
     }

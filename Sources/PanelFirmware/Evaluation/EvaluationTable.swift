@@ -9,7 +9,8 @@ public enum EvaluationTable {
   public static let columns: [(EvaluationMetric, String)] = [
     (.recall, "recall"), (.precision, "precision"), (.falseTouches, "false"), (.falseSeconds, "false s"),
     (.latency, "latency ms"), (.position, "pos RMS mm"), (.force, "force err %"), (.tapsWithoutPeek, "no peek"),
-    (.peekOnly, "peek only"), (.popOnce, "pop once"), (.pairs, "pairs"),
+    (.peekOnly, "peek only"), (.popOnce, "pop once"), (.pairs, "pairs"), (.merged, "merged"), (.alternating, "alt"),
+    (.idSwaps, "swaps"), (.held, "held"), (.absorbed, "absorb s"), (.bound, "CRB mm"),
   ]
 
   public static func text(_ results: [PanelResult], markdown: Bool = false) -> String {
@@ -24,7 +25,9 @@ public enum EvaluationTable {
             continue
           }
           var cell = format(v, metric)
-          if let bar = EvaluationBar.bar(metric, scenario: s.name), !bar.met(v, r.panel.kind) { cell += "!" }
+          if let bar = EvaluationBar.bar(metric, scenario: s.name, pitch_mm: r.pitch_mm), !bar.met(v, r.panel.kind, s.score) {
+            cell += "!"
+          }
           row.append(cell)
         }
         rows.append(row)
@@ -36,10 +39,11 @@ public enum EvaluationTable {
   /// A figure as the table shows it.
   public static func format(_ v: Double, _ metric: EvaluationMetric) -> String {
     switch metric {
-    case .recall, .precision, .tapsWithoutPeek, .peekOnly, .popOnce, .pairs: return Format.fixed(v, 3)
-    case .falseTouches: return Format.fixed(v, 0)
-    case .falseSeconds, .latency: return Format.fixed(v, 1)
-    case .position, .force: return Format.fixed(v, 2)
+    case .recall, .precision, .tapsWithoutPeek, .peekOnly, .popOnce, .pairs, .merged, .alternating, .held:
+      return Format.fixed(v, 3)
+    case .falseTouches, .idSwaps: return Format.fixed(v, 0)
+    case .falseSeconds, .latency, .absorbed: return Format.fixed(v, 1)
+    case .position, .force, .bound: return Format.fixed(v, 2)
     }
   }
 

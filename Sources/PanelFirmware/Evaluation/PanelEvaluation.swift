@@ -43,7 +43,11 @@ public struct PanelEvaluation {
     }
     var result = PanelResult(
       panel: panel, board: board.name, boardFile: boardFile, planFile: planFile, rate_hz: board.rate_hz,
-      envelope: EnvelopeSummary.text(board: board, parameters: parameters), calibration: CalibrationOutcome())
+      pitch_mm: board.grid?.pitch_mm, envelope: EnvelopeSummary.text(board: board, parameters: parameters),
+      calibration: CalibrationOutcome())
+    // A plate's floor on position: the Cramér–Rao bound of its true cells.
+    let bound = PlateBound(
+      physics: PanelPhysics(board: board, parameters: parameters, scenario: .idle()), rate_hz: board.rate_hz)
 
     // Calibrate as the factory would; if the live run stops, say why and go
     // on with the simulator's truth so the scenarios still say something.
@@ -87,9 +91,13 @@ public struct PanelEvaluation {
       let frames = try EvaluationSteps.record(board: board, scenarioPath: stem + ".toml", to: stem + ".csv")
       let log = try EvaluationSteps.replay(
         board: board, recording: stem + ".csv", calibration: calibration, reports: stem + ".ndjson")
+      var score = ScenarioScore(log: log, presses: s.presses, board: board)
+      if let bound, EvaluationBar.bar(.position, scenario: s.name) != nil {
+        score.positionBound_mm = bound.rms(s.presses)
+      }
       result.scenarios.append(
         ScenarioResult(
-          name: s.name, summary: s.summary, frames: frames, score: ScenarioScore(log: log, presses: s.presses, board: board),
+          name: s.name, summary: s.summary, frames: frames, score: score,
           scenarioFile: stem + ".toml", recording: stem + ".csv", reports: stem + ".ndjson"))
     }
     return result
@@ -111,7 +119,8 @@ public struct PanelEvaluation {
       try AtomicFile.write(
         envelope.boardText(name: panel.name, serial: "EVAL-\(seed)-\(panel.name)", description: description), to: boardFile)
       let planFile = directory + "plan.toml"
-      try AtomicFile.write(PanelEvaluation.plan(try TextFile.read(path: panel.planPath), for: panel.name), to: planFile)
+      let plan = PanelEvaluation.plan(try TextFile.read(path: panel.planPath), for: panel.name)
+      try AtomicFile.write(PanelEvaluation.scaled(plan, by: envelope.planScale), to: planFile)
       return (try Board.load(path: boardFile), boardFile, planFile)
     } catch {
       throw .file(error)
@@ -137,7 +146,69 @@ public struct PanelEvaluation {
   }
 }
 
+extension PanelEvaluation {
+  /// A plan's text for a panel `scale` times the size of the board it was
+  /// written for: every placement's position (`x_mm`, `y_mm`, the rows of
+  /// `positions`) scaled, everything else as it was (the text itself at
+  /// scale 1).
+  static func scaled(_ text: String, by scale: (x: Double, y: Double)) -> String {
+    guard scale.x != 1 || scale.y != 1 else { return text }
+    func round(_ v: Double) -> String { number((v * 10).rounded() / 10) }
+    var lines: [String] = []
+    var inPositions = false
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      let code = String(line.prefix { $0 != "#" })
+      let comment = String(line.dropFirst(code.count))
+      let trimmed = code.drop { $0 == " " || $0 == "\t" }
+      if trimmed.hasPrefix("x_mm") || trimmed.hasPrefix("y_mm"), let eq = code.firstIndex(of: "="),
+        let v = Double(String(code[code.index(after: eq)...]).trimmed(of: " \t"))
+      {
+        let factor = trimmed.hasPrefix("x_mm") ? scale.x : scale.y
+        lines.append(String(code[...eq]) + " " + round(v * factor) + (comment.isEmpty ? "" : "   " + comment))
+        continue
+      }
+      if trimmed.hasPrefix("positions") { inPositions = true }
+      guard inPositions else {
+        lines.append(String(line))
+        continue
+      }
+      // Rows of [x, y] in an array that may span lines.
+      var out = ""
+      var rest = Substring(code)
+      while let open = rest.firstIndex(of: "[") {
+        out += rest[..<open]
+        let after = rest[rest.index(after: open)...]
+        guard let close = after.firstIndex(of: "]"), !after[..<close].contains("[") else {
+          out += "["
+          rest = after
+          continue
+        }
+        let numbers = after[..<close].split(separator: ",").compactMap { Double(String($0).trimmed(of: " \t")) }
+        if numbers.count == 2 {
+          out += "[\(round(numbers[0] * scale.x)), \(round(numbers[1] * scale.y))]"
+        } else {
+          out += "[" + after[..<close] + "]"
+        }
+        rest = after[after.index(after: close)...]
+      }
+      out += rest
+      if code.filter({ $0 == "]" }).count > code.filter({ $0 == "[" }).count || (trimmed.hasPrefix("positions") && code.trimmed(of: " \t").hasSuffix("]")) {
+        inPositions = false
+      }
+      lines.append(out + comment)
+    }
+    return lines.joined(separator: "\n")
+  }
+}
+
 extension String {
+  func trimmed(of set: String) -> String {
+    var s = Substring(self)
+    while let first = s.first, set.contains(first) { s = s.dropFirst() }
+    while let last = s.last, set.contains(last) { s = s.dropLast() }
+    return String(s)
+  }
+
   var trimmingSpaces: String {
     var s = Substring(self)
     while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }

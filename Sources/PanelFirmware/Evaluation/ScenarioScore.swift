@@ -18,7 +18,20 @@ import PanelFormats
 /// - stages: light taps that never peek, peek presses that peek once and do
 ///   not pop, pop presses that pop exactly once (fractions);
 /// - pairs: two-finger pairs where each finger has one touch of its own,
-///   from its start to its end, never nearer the other finger (fraction).
+///   from its start to its end, never nearer the other finger (fraction);
+///   merged: pairs not so that end as one touch without coming apart again;
+///   alternating: pairs whose count of touches changes while both fingers
+///   press (still fingers: at all; moving ones: back and forth); id swaps:
+///   how often a touch of a pair goes from being clearly nearer one finger
+///   to clearly nearer the other (`PairScore`);
+/// - held: fingers held on a peek that keep one touch with its peek from
+///   their start to their lift, not cancelled (fraction);
+/// - absorbed s: the longest time from an object's placing to the end of
+///   its touch (absorbed as a parked load); an object never absorbed counts
+///   its whole time;
+/// - CRB mm (plates): the Cramér–Rao bound on the plateau positions for
+///   that panel's noise and the presses' forces (`PlateBound`), which the
+///   position figure is compared with where it is above 0.8 mm.
 public struct ScenarioScore: Sendable, Equatable {
   public var fingers = 0
   public var found = 0
@@ -39,6 +52,13 @@ public struct ScenarioScore: Sendable, Equatable {
   public var popOnce: Double?
   public var pairs = 0
   public var pairsStable: Double?
+  public var pairsMerged: Double?
+  public var pairsAlternating: Double?
+  public var idSwaps: Int?
+  public var heldFingers = 0
+  public var heldKept: Double?
+  public var absorbed_s: Double?
+  public var positionBound_mm: Double?
 
   public init() {}
 
@@ -56,11 +76,15 @@ public struct ScenarioScore: Sendable, Equatable {
     var tapsOK = 0
     var peekOK = 0
     var popOK = 0
+    var heldOK = 0
     for (p, press) in presses.enumerated() {
       let mine = tracks.byPress[p]
       if press.role == .object {
         // The object's first touch is expected (then absorbed); any other is false.
         for k in mine.dropFirst() { countFalse(tracks.tracks[k]) }
+        let lasted = mine.first.map { Double(tracks.tracks[$0].end_us) / 1e6 - press.touch.start_s } ?? 0
+        let absorbed = lasted < press.touch.end_s - press.touch.start_s - 0.5 ? lasted : press.touch.end_s - press.touch.start_s
+        absorbed_s = max(absorbed_s ?? 0, absorbed)
         continue
       }
       fingers += 1
@@ -102,7 +126,12 @@ public struct ScenarioScore: Sendable, Equatable {
       case .pop:
         popPresses += 1
         if pops == 1 { popOK += 1 }
-      case .finger, .object:
+      case .held:
+        heldFingers += 1
+        if mine.count == 1, peeks >= 1, pops == 0, ScenarioScore.lasts(tracks.tracks[mine[0]], press: press, log: log) {
+          heldOK += 1
+        }
+      case .finger, .object, .slow:
         break
       }
     }
@@ -118,7 +147,19 @@ public struct ScenarioScore: Sendable, Equatable {
     if taps > 0 { tapsWithoutPeek = Double(tapsOK) / Double(taps) }
     if peekPresses > 0 { peekOnly = Double(peekOK) / Double(peekPresses) }
     if popPresses > 0 { popOnce = Double(popOK) / Double(popPresses) }
+    if heldFingers > 0 { heldKept = Double(heldOK) / Double(heldFingers) }
     scorePairs(presses: presses, tracks: tracks, log: log)
+  }
+
+  /// Whether a touch lasts from its press's start to its lift and ends
+  /// with it (not cancelled: absorbed, merged, or lost).
+  static func lasts(_ track: TouchTracks.Track, press: TruthPress, log: ReportLog) -> Bool {
+    let begin = Double(track.begin_us) / 1e6
+    let end = Double(track.end_us) / 1e6
+    guard begin <= press.touch.start_s + 0.3, end >= press.touch.end_s - 0.3, let last = track.samples.last else {
+      return false
+    }
+    return log.samples[last].phase != .cancelled
   }
 
   mutating func countFalse(_ track: TouchTracks.Track) {
@@ -133,9 +174,15 @@ public struct ScenarioScore: Sendable, Equatable {
     }
     guard !members.isEmpty else { return }
     var stable = 0
+    var merged = 0
+    var alternating = 0
+    var swaps = 0
     for (_, fingers) in members where fingers.count == 2 {
       pairs += 1
       let (a, b) = (fingers[0], fingers[1])
+      let pair = PairScore(presses[a], presses[b], tracks: (tracks.byPress[a] + tracks.byPress[b]).map { tracks.tracks[$0] }, log: log)
+      swaps += pair.swaps
+      if pair.alternating { alternating += 1 } else if pair.merged { merged += 1 }
       guard tracks.byPress[a].count == 1, tracks.byPress[b].count == 1 else { continue }
       let ta = tracks.tracks[tracks.byPress[a][0]]
       let tb = tracks.tracks[tracks.byPress[b][0]]
@@ -146,7 +193,12 @@ public struct ScenarioScore: Sendable, Equatable {
         stable += 1
       }
     }
-    if pairs > 0 { pairsStable = Double(stable) / Double(pairs) }
+    if pairs > 0 {
+      pairsStable = Double(stable) / Double(pairs)
+      pairsMerged = Double(merged) / Double(pairs)
+      pairsAlternating = Double(alternating) / Double(pairs)
+      idSwaps = swaps
+    }
   }
 
   /// Whether a finger's track lasts from its start to its end (within the

@@ -12,6 +12,11 @@ public enum PressRole: String, Sendable, CaseIterable {
   case object
   /// One finger of a two-finger gesture: one stable id of its own.
   case finger
+  /// A finger held on a peek for a long time: one touch that keeps its
+  /// peek until it lifts (never absorbed as an object).
+  case held
+  /// A slow press (from start-up): reported, with its force.
+  case slow
 }
 
 /// A scripted press with its role: the ground truth the reports are

@@ -8,6 +8,7 @@
 ///     nonlinearity_per_n = 0.035   # replaces the drawn non-linearity
 ///     crosstalk_from = 0           # also reads 3 % of cell 0's load
 ///     crosstalk = 0.03
+///     noise_mn = 4.0               # this cell's white noise, mN (one noisier cell)
 public struct SimulatedCellOverride: Sendable, Equatable {
   /// The cell, 0-based, in board cell order.
   public var index: Int
@@ -17,6 +18,9 @@ public struct SimulatedCellOverride: Sendable, Equatable {
   public var offset_counts: Double?
   public var crosstalkFrom: Int?
   public var crosstalk: Double?
+  /// The cell's white noise in millinewtons (at the nominal gain), instead
+  /// of the panel's.
+  public var noise_mn: Double?
   /// Where `index` and `crosstalk_from` were, for errors found once the
   /// board is known: line and field as every other error names them
   /// (`frontend.cell[2] index`).
@@ -36,6 +40,7 @@ public struct SimulatedCellOverride: Sendable, Equatable {
 
   static let keys = [
     "index", "dead", "gain_counts_per_n", "nonlinearity_per_n", "offset_counts", "crosstalk_from", "crosstalk",
+    "noise_mn",
   ]
 
   init(table t: TOMLTable) throws(FileError) {
@@ -48,6 +53,7 @@ public struct SimulatedCellOverride: Sendable, Equatable {
     offset_counts = try t.optionalDouble("offset_counts", in: .counts)
     crosstalkFrom = try t.optionalInt("crosstalk_from")
     crosstalk = try t.optionalDouble("crosstalk", in: .coefficient)
+    noise_mn = try t.optionalDouble("noise_mn", in: .simulatedForce_mn)
     if (crosstalkFrom == nil) != (crosstalk == nil) {
       throw t.error(crosstalk == nil ? "crosstalk_from" : "crosstalk", "give crosstalk_from and crosstalk together")
     }
@@ -89,6 +95,16 @@ extension SimulationParameters {
       }
     }
     try checkEnvelope(board: board)
+  }
+
+  /// Each cell's white noise, counts at the nominal gain: the panel's, or
+  /// its override's.
+  package func noise_counts(cellCount: Int) -> [Double] {
+    var noise = [Double](repeating: effectiveNoise_counts, count: cellCount)
+    for o in overrides where o.index < cellCount {
+      if let mn = o.noise_mn { noise[o.index] = mn / 1000 * gain_counts_per_n }
+    }
+    return noise
   }
 
   /// `cells` with the overrides applied.

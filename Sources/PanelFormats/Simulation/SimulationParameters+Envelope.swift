@@ -5,7 +5,7 @@
 extension SimulationParameters {
   static let envelopeKeys = [
     "noise_mn", "wander", "kernel", "spread_pitch", "kernel_table", "tc_zero_mn_per_c", "tc_zero_spread",
-    "tc_span_spread", "thermal_lag_s", "thermal_lag_spread", "hysteresis",
+    "tc_span_spread", "thermal_lag_s", "thermal_lag_spread", "hysteresis", "spread_aspect", "frame_share",
   ]
 
   mutating func readEnvelope(_ t: TOMLTable) throws(FileError) {
@@ -33,6 +33,8 @@ extension SimulationParameters {
         throw t.error(key, "a measured table has its own radii: no width applies")
       }
     }
+    spreadAspect = try t.optionalDouble("spread_aspect", in: ValueBound(0.2...5)) ?? spreadAspect
+    frameShare = try t.optionalDouble("frame_share", in: ValueBound(0...1)) ?? frameShare
     if kernel != "boussinesq" || spread_pitch != nil {
       kernelLine = kernelLine ?? t.line(of: "spread_pitch")
       if !t.has("kernel") { kernelField = t.field("spread_pitch") }

@@ -56,6 +56,15 @@ public struct SimulationParameters: Sendable, Equatable {
   public var spread_pitch: Double?
   /// `kernel = "table"`: [r_mm, weight] rows.
   public var kernelTable: [[Double]] = []
+  /// Grids: how much wider the overlay spreads along x than along y (a
+  /// stiffer direction: ribs, a rectangular cover); 1 spreads alike.
+  public var spreadAspect = 1.0
+  /// Grids: the share of the frame around the cells (a bezel holding the
+  /// overlay's rim), 0-1: 1 carries what spreads beyond the cells as a ring
+  /// of cells would, so a press near an edge loses part of its force to it
+  /// and its response is cut on that side; 0 (default) puts every press's
+  /// whole force on the cells.
+  public var frameShare = 0.0
   /// A zero drift common to every cell in millinewtons per degC (at the
   /// nominal gain), instead of `tc_zero_counts_per_c`.
   public var tcZero_mn_per_c: Double?

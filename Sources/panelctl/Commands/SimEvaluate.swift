@@ -10,7 +10,9 @@ extension PanelCtl.Sim {
         Each panel is calibrated live from its plan (as calibrate --plan --speed 0), \
         calibrated from that session (as calibrate --session), recorded in the \
         standard scenarios (light taps, deep presses, a +8 degC ramp, a -8 degC \
-        cooling, a parked 3 N object, two fingers on grids) and replayed; the \
+        cooling, a parked 3 N object, two fingers on grids; presses in the outer \
+        band, fingers held on a peek with a tremor, a slow press from start-up; \
+        on grids still pairs 25-45 mm apart and pinches) and replayed; the \
         reports are scored against the scripted touches. Everything goes to \
         --out DIR, one folder per panel, with the table (evaluation.txt) and \
         evaluation.json. The table goes to standard output; a figure that \
@@ -21,7 +23,7 @@ extension PanelCtl.Sim {
     @Option(name: .long, help: ArgumentHelp("Where to write everything (a new folder).", valueName: "DIR"))
     var out: String
 
-    @Option(name: .long, help: "How many panels (default 24; 4 with --quick).")
+    @Option(name: .long, help: "How many panels (default 36; 4 with --quick).")
     var panels: Int?
 
     @Option(
@@ -57,7 +59,7 @@ extension PanelCtl.Sim {
         throw CommandFailure(
           message: "--boards \(boards): no such folder (run from the repository's root, or give --boards DIR)", status: .error)
       }
-      let count = panels ?? (quick ? 4 : 24)
+      let count = panels ?? (quick ? 4 : 36)
       let population = EvaluationPopulation.panels(count: count, seed: seed, boardsDirectory: boards)
       if !only.isEmpty {
         let names = Set(population.map(\.name))
