@@ -12,7 +12,7 @@ import Testing
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.isEmpty, "a pipe gets no progress: \(r.stderr)")
     let rows = r.lines.filter { $0.hasPrefix("sim-plate4 ") }
-    #expect(rows.count == 6, "calibration and five scenarios: \(r.stdout)")
+    #expect(rows.count == 9, "calibration and eight scenarios: \(r.stdout)")
     #expect(r.lines.first?.hasPrefix("panel") == true)
     #expect(try String(contentsOfFile: out + "/evaluation.txt", encoding: .utf8) == r.stdout)
     #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/e.json")) == Data(contentsOf: URL(fileURLWithPath: out + "/evaluation.json")))
@@ -26,13 +26,19 @@ import Testing
       #expect(replay.status == 0, "\(replay.stderr)")
       #expect(replay.stdout == (try String(contentsOfFile: "\(panel)/\(scenario).ndjson", encoding: .utf8)), "\(scenario)")
     }
-    // Recorded by hand from the scenario file: the same recording.
-    let recorded = dir + "/taps.csv"
-    let record = try Panelctl.run([
-      "record", "--board", "boards/sim-plate4.toml", "--scenario", "\(panel)/taps.toml", "--speed", "0", "--out", recorded,
-    ])
-    #expect(record.status == 0, "\(record.stderr)")
-    #expect(try Data(contentsOf: URL(fileURLWithPath: recorded)) == Data(contentsOf: URL(fileURLWithPath: "\(panel)/taps.csv")))
+    // Recorded by hand from the scenario file: the same recording (the held
+    // fingers' tremor included).
+    for scenario in ["taps", "held"] {
+      let recorded = dir + "/\(scenario).csv"
+      let record = try Panelctl.run([
+        "record", "--board", "boards/sim-plate4.toml", "--scenario", "\(panel)/\(scenario).toml", "--speed", "0", "--out",
+        recorded,
+      ])
+      #expect(record.status == 0, "\(record.stderr)")
+      #expect(
+        try Data(contentsOf: URL(fileURLWithPath: recorded)) == Data(contentsOf: URL(fileURLWithPath: "\(panel)/\(scenario).csv")),
+        "\(scenario)")
+    }
     // Calibrated by hand from the session: the same record.
     let cal = dir + "/cal.toml"
     let calibrate = try Panelctl.run(["calibrate", "--board", "boards/sim-plate4.toml", "--session", "\(panel)/session", "--out", cal])
@@ -45,10 +51,13 @@ import Testing
     #expect(again.stderr.contains("01-sim-plate4") && again.stderr.contains("already exists"), "\(again.stderr)")
 
     // With --check, a figure that misses its bar exits 2: sim-plate4's
-    // latency at 320 frames/s (docs/robustness.md).
+    // latency at 320 frames/s, and the scenarios where users go that the
+    // product does not meet yet (docs/robustness.md).
     let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/e.json"))) as! [String: Any]
     let misses = json["misses"] as! [[String: Any]]
-    #expect(!misses.isEmpty && misses.allSatisfy { $0["metric"] as? String == "latency_ms" }, "\(misses)")
+    let issue10 = ["taps", "presses", "ramp", "cooling", "parked"]
+    let old = misses.filter { issue10.contains($0["scenario"] as? String ?? "") }
+    #expect(!old.isEmpty && old.allSatisfy { $0["metric"] as? String == "latency_ms" }, "\(misses)")
     #expect(r.stdout.contains("!"))
     let checked = try Panelctl.run(["sim", "evaluate", "--quick", "--panels", "1", "--out", dir + "/eval2", "--check"])
     #expect(checked.status == 2, "\(checked.stderr)")
