@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "ForceCore", targets: ["ForceCore"]),
     .library(name: "PanelFirmware", targets: ["PanelFirmware"]),
     .library(name: "PanelServe", targets: ["PanelServe"]),
+    .library(name: "PanelFactory", targets: ["PanelFactory", "PanelFactoryStore"]),
     .executable(name: "panelctl", targets: ["panelctl"]),
   ],
   dependencies: [
@@ -20,6 +21,13 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    // The factory database (PanelFactoryStore): one query layer, SQLKit,
+    // over SQLite (sqlite-nio, its own SQLite built in) and PostgreSQL
+    // (postgres-nio); swift-crypto for the rows' SHA-256 (docs/architecture.md).
+    .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+    .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
+    .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
   ],
   targets: [
     // The C boundary to Linux I2C: <linux/i2c-dev.h> ioctls and libi2c.
@@ -113,6 +121,32 @@ let package = Package(
     // PanelFirmware stays free of NIO, and so does this (the benchmarks
     // measure it without building a server).
     .target(name: "PanelServe", dependencies: ["ForceCore", "PanelFirmware"]),
+    // The factory's calibrations without a database: the row of a run (who,
+    // what, where, when, checks, per-cell figures, the model as a format
+    // and its bytes), the station's queue and the order a run commits in,
+    // yield, Pareto, X-bar/s charts with run rules, the report (HTML, CSV,
+    // JSON), the seeded line. Free of NIO like PanelFirmware. Imports:
+    // PanelFirmware, Crypto.
+    .target(
+      name: "PanelFactory",
+      dependencies: ["PanelFirmware", .product(name: "Crypto", package: "swift-crypto")]
+    ),
+    // The factory database: SQLite on a station, PostgreSQL for a line,
+    // through SQLKit; the schema's migrations, rows in and out. The only
+    // module (with PanelWeb's server) that links NIO. Imports: PanelFactory,
+    // SQLKit, SQLiteKit, PostgresKit, NIOCore, NIOPosix, Logging.
+    .target(
+      name: "PanelFactoryStore",
+      dependencies: [
+        "PanelFactory",
+        .product(name: "SQLKit", package: "sql-kit"),
+        .product(name: "SQLiteKit", package: "sqlite-kit"),
+        .product(name: "PostgresKit", package: "postgres-kit"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     // The HTTP and WebSocket server of `panelctl serve` over Hummingbird 2,
     // and its web files (Web/: the dashboard, forcepanel.js, the demo),
     // compiled into the binary.
@@ -134,7 +168,7 @@ let package = Package(
     .executableTarget(
       name: "panelctl",
       dependencies: [
-        "PanelFirmware", "CoreRunner", "PanelServe", "PanelWeb",
+        "PanelFirmware", "CoreRunner", "PanelServe", "PanelWeb", "PanelFactory", "PanelFactoryStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -158,6 +192,12 @@ let package = Package(
     .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware", "PanelTestSupport"]),
     .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
     .testTarget(name: "PanelServeTests", dependencies: ["PanelServe", "PanelWeb", "PanelFirmware"]),
+    .testTarget(
+      name: "PanelFactoryTests",
+      dependencies: [
+        "PanelFactory", "PanelFactoryStore", "PanelFirmware", "PanelTestSupport",
+        .product(name: "SQLKit", package: "sql-kit"),
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

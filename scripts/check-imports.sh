@@ -5,7 +5,10 @@
 # re-exports it with `@_exported import`), so no module imports one above
 # it. ForceCore, CoreRunner and PanelTouch, which also build as Embedded
 # Swift for microcontrollers, import no system module (no Glibc, no
-# Foundation). The graph is read from Package.swift (swift package
+# Foundation). NIO, the web server and the database libraries are imported
+# only by the modules that own the network and the database (PanelWeb,
+# PanelFactoryStore) and the tool: the frame path and everything below
+# stay free of them. The graph is read from Package.swift (swift package
 # dump-package); a self-test first shows that a bad import is caught.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +18,9 @@ python3 - "${TMPDIR:-/tmp}/forcepanel-package.json" <<'PY'
 import json, os, re, sys
 
 PURE = {"ForceCore", "CoreRunner", "PanelTouch"}  # Embedded Swift: only each other
+# NIO, the server and the database: only where the network and the database are.
+SERVER = re.compile(r"^(NIO|_NIO|SQL|SQLite|Postgres|Hummingbird|AsyncKit|ServiceLifecycle|WebSocket)")
+SERVER_TARGETS = {"PanelWeb", "PanelFactoryStore", "panelctl"}
 IMPORT = re.compile(r"^\s*(@_exported\s+|@testable\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_]\w*)", re.M)
 
 package = json.load(open(sys.argv[1]))
@@ -49,7 +55,10 @@ def check(files, graph, reexports):
         for attribute, module, line in imports(text):
             if module == target:
                 continue
-            if target in PURE and module not in graph:
+            if module not in graph and SERVER.match(module) and target not in SERVER_TARGETS:
+                problems.append(f"{path}:{line}: {target} stays free of NIO and the database, not {module} "
+                                f"(only {', '.join(sorted(SERVER_TARGETS))})")
+            elif target in PURE and module not in graph:
                 problems.append(f"{path}:{line}: {target} builds as Embedded Swift and imports no system module, not {module}")
             elif module in graph and module not in allowed:
                 problems.append(
@@ -68,10 +77,11 @@ for name, path, text in files:
 # Self-test: an import up the graph and a system import in a pure module fail.
 bad = [("PanelTouch", "Sources/PanelTouch/Bad.swift", "import ForceCore\nimport PanelStreaming\n"),
        ("PanelTouch", "Sources/PanelTouch/Bad2.swift", "#if canImport(Glibc)\n  import Glibc\n#endif\n"),
-       ("PanelHardware", "Sources/PanelHardware/Bad.swift", "@testable import PanelSimulation\n")]
+       ("PanelHardware", "Sources/PanelHardware/Bad.swift", "@testable import PanelSimulation\n"),
+       ("PanelFactory", "Sources/PanelFactory/Bad.swift", "import NIOCore\nimport SQLKit\n")]
 caught = check(bad, graph, reexports)
-if len(caught) != 3:
-    sys.exit("check-imports: the self-test expected 3 problems, found: " + repr(caught))
+if len(caught) != 5:
+    sys.exit("check-imports: the self-test expected 5 problems, found: " + repr(caught))
 
 problems = check(files, graph, reexports)
 for p in problems:

@@ -40,6 +40,12 @@ build_deps() {
   apt_need libi2c-dev libgpiod-dev
 }
 
+# The factory database's tests run a throw-away PostgreSQL cluster
+# (scripts/postgres.sh): Debian's postgresql (15).
+postgres_deps() {
+  apt_need postgresql
+}
+
 # host_venv: the Python venv of the host-side checks (.build-venv, ignored
 # by git), with the independent decoders they use, installed when missing.
 HOST_VENV=".build-venv"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Everything CI checks: installs what is missing, builds, runs every test
+# Everything CI checks: installs what is missing, builds, starts a
+# throw-away PostgreSQL cluster for the factory database, runs every test
 # (swift test), checks every import against the module graph in
 # Package.swift, proves ForceCore and PanelTouch allocation-free by
 # compiling them as Embedded Swift with -no-allocations for the host and
@@ -34,6 +35,17 @@ RELEASE_PANELCTL="$(swift build -c release --show-bin-path)/panelctl"
 
 echo "== docs claims: every panelctl command line in README and docs/ parses, every claim in docs/claims.toml holds" >&2
 PANELCTL="$(swift build --show-bin-path)/panelctl" python3 scripts/docs-claims.py
+
+echo "== a throw-away PostgreSQL cluster for the factory database's tests (scripts/postgres.sh), stopped at the end" >&2
+postgres_deps
+FACTORY_TEST_PGDIR=$(mktemp -d "${TMPDIR:-/tmp}/forcepanel-pg.XXXXXX")
+stop_postgres() {
+  bash scripts/postgres.sh stop "$FACTORY_TEST_PGDIR" >/dev/null 2>&1 || true
+  rm -rf "$FACTORY_TEST_PGDIR"
+}
+trap stop_postgres EXIT
+FACTORY_TEST_POSTGRES=$(bash scripts/postgres.sh start "$FACTORY_TEST_PGDIR")
+export FACTORY_TEST_POSTGRES FACTORY_TEST_PGDIR
 
 echo "== swift test (the timing suites run alone below)" >&2
 swift test --skip-build --skip HoldUpTests --skip HostileFileTests

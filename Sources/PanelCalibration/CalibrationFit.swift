@@ -51,24 +51,32 @@ public struct CalibrationFit: Sendable {
   }
 
   /// Every cell's force in a placement, the coupling applied.
-  func forces(_ p: Placement) -> [Double] {
+  package func forces(_ p: Placement) -> [Double] {
     let f = (0..<p.deltas.count).map { force($0, p.deltas[$0], p.dT) }
     guard let m = coupling else { return f }
     return m.map { row in zip(row, f).reduce(0) { $0 + $1.0 * $1.1 } }
   }
 
   /// One placement: every cell's delta, the load and where it stood.
-  struct Placement {
-    var deltas: [Double]
-    var force_n: Double
-    var x_mm: Double
-    var y_mm: Double
-    var dT: Double
+  package struct Placement {
+    package var deltas: [Double]
+    package var force_n: Double
+    package var x_mm: Double
+    package var y_mm: Double
+    package var dT: Double
+
+    package init(deltas: [Double], force_n: Double, x_mm: Double, y_mm: Double, dT: Double) {
+      self.deltas = deltas
+      self.force_n = force_n
+      self.x_mm = x_mm
+      self.y_mm = y_mm
+      self.dT = dT
+    }
   }
 
   /// Fits `placements` on `board`; nil when they do not determine the
   /// unknowns (too few or degenerate placements).
-  static func fit(
+  package static func fit(
     _ placements: [Placement], board: Board, temperature: Bool, excluded: Set<Int>
   ) -> CalibrationFit? {
     if let grid = board.grid {

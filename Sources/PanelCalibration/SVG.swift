@@ -1,45 +1,45 @@
 import PanelFormats
 
 /// A minimal SVG writer for the certificate's plots (inline, no scripts).
-struct SVG {
-  let width: Double
-  let height: Double
-  var body = ""
+package struct SVG {
+  package let width: Double
+  package let height: Double
+  package var body = ""
 
-  init(width: Double, height: Double) {
+  package init(width: Double, height: Double) {
     self.width = width
     self.height = height
   }
 
-  var text: String {
+  package var text: String {
     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" font-family=\"Helvetica, Arial, sans-serif\">\n"
       + body + "</svg>\n"
   }
 
-  mutating func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, stroke: String = "none", extra: String = "") {
+  package mutating func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, stroke: String = "none", extra: String = "") {
     body += "<rect x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(max(w, 0)))\" height=\"\(n(max(h, 0)))\" fill=\"\(fill)\" stroke=\"\(stroke)\" \(extra)/>\n"
   }
 
-  mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1, dash: String? = nil) {
+  package mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1, dash: String? = nil) {
     let d = dash.map { " stroke-dasharray=\"\($0)\"" } ?? ""
     body += "<line x1=\"\(n(x1))\" y1=\"\(n(y1))\" x2=\"\(n(x2))\" y2=\"\(n(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"\(d)/>\n"
   }
 
-  mutating func circle(_ x: Double, _ y: Double, _ r: Double, fill: String, stroke: String = "none", width: Double = 1) {
+  package mutating func circle(_ x: Double, _ y: Double, _ r: Double, fill: String, stroke: String = "none", width: Double = 1) {
     body += "<circle cx=\"\(n(x))\" cy=\"\(n(y))\" r=\"\(n(r))\" fill=\"\(fill)\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"/>\n"
   }
 
-  mutating func polyline(_ points: [(Double, Double)], stroke: String, width: Double = 1.5) {
+  package mutating func polyline(_ points: [(Double, Double)], stroke: String, width: Double = 1.5) {
     guard points.count > 1 else { return }
     let p = points.map { "\(n($0.0)),\(n($0.1))" }.joined(separator: " ")
     body += "<polyline points=\"\(p)\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"\(n(width))\"/>\n"
   }
 
-  enum Anchor: String {
+  package enum Anchor: String {
     case start, middle, end
   }
 
-  mutating func label(
+  package mutating func label(
     _ x: Double, _ y: Double, _ s: String, size: Double = 11, anchor: Anchor = .start, fill: String = "#333",
     bold: Bool = false, rotate: Double? = nil
   ) {
@@ -49,7 +49,7 @@ struct SVG {
   }
 
   /// An arrow from (x1, y1) to (x2, y2).
-  mutating func arrow(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1.5) {
+  package mutating func arrow(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1.5) {
     line(x1, y1, x2, y2, stroke: stroke, width: width)
     let dx = x2 - x1
     let dy = y2 - y1
@@ -63,10 +63,10 @@ struct SVG {
     body += "<polygon points=\"\(n(x2)),\(n(y2)) \(n(p1.0)),\(n(p1.1)) \(n(p2.0)),\(n(p2.1))\" fill=\"\(stroke)\"/>\n"
   }
 
-  func n(_ v: Double) -> String { Format.fixed(v.isFinite ? v : 0, 1) }
+  package func n(_ v: Double) -> String { Format.fixed(v.isFinite ? v : 0, 1) }
 
   /// "Nice" tick values covering [low, high], about `count` of them.
-  static func ticks(_ low: Double, _ high: Double, count: Int = 4) -> [Double] {
+  package static func ticks(_ low: Double, _ high: Double, count: Int = 4) -> [Double] {
     guard high > low, low.isFinite, high.isFinite else { return [low] }
     let raw = (high - low) / Double(max(count, 1))
     var step = 1.0
@@ -86,7 +86,7 @@ struct SVG {
   }
 
   /// A tick's label with the decimals its spacing needs.
-  static func tick(_ value: Double, _ all: [Double]) -> String {
+  package static func tick(_ value: Double, _ all: [Double]) -> String {
     let step = all.count > 1 ? abs(all[1] - all[0]) : max(abs(value), 1)
     var places = 0
     var s = step
@@ -98,7 +98,7 @@ struct SVG {
   }
 
   /// Colour for `fraction` of a limit: green at 0, amber at 0.5, red at 1 and above.
-  static func heat(_ fraction: Double, light: Double = 0) -> String {
+  package static func heat(_ fraction: Double, light: Double = 0) -> String {
     let f = max(0, min(1, fraction.isFinite ? fraction : 1))
     let stops: [(Double, (Double, Double, Double))] = [
       (0, (26, 152, 80)), (0.5, (254, 224, 139)), (1, (215, 48, 39)),
@@ -112,7 +112,7 @@ struct SVG {
     return rgb(mix(ca.0, cb.0), mix(ca.1, cb.1), mix(ca.2, cb.2))
   }
 
-  static func rgb(_ r: Int, _ g: Int, _ b: Int) -> String {
+  package static func rgb(_ r: Int, _ g: Int, _ b: Int) -> String {
     let hex = Array("0123456789abcdef")
     var s = "#"
     for v in [r, g, b] {
@@ -125,10 +125,10 @@ struct SVG {
 }
 
 /// HTML text.
-enum HTML {
+package enum HTML {
   /// `s` for HTML text or an attribute: markup characters as entities,
   /// and what does not print escaped as `Quote.printable` shows it.
-  static func escape(_ s: String) -> String {
+  package static func escape(_ s: String) -> String {
     var out = ""
     for ch in Quote.printable(s) {
       switch ch {

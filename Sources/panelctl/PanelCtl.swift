@@ -17,7 +17,7 @@ struct PanelCtl: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       Stream.self, Serve.self, Monitor.self, Listen.self, Record.self, Replay.self, Info.self, Calibrate.self, Sim.self,
-      Scan.self, Core.self,
+      Scan.self, Core.self, Factory.self,
     ]
   )
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PanelFactory
 import PanelFirmware
 
 /// How a live calibration is driven.
@@ -52,6 +53,8 @@ extension PanelCtl {
       help: ArgumentHelp("Simulated panels: 1 runs in real time, 0 as fast as possible.", valueName: "FACTOR"))
     var speed: Double = 1
 
+    @OptionGroup(title: "Factory database") var factory: StationOptions
+
     func validate() throws {
       if plan == nil && session == nil {
         throw ValidationError("give --plan PLAN (live) or --session DIR --out CAL (from a recorded session)")
@@ -67,6 +70,7 @@ extension PanelCtl {
     typealias PanelStore = (CalibrationRecord) throws -> String
 
     func run() throws {
+      _ = FactoryLog.started
       let b = try Board.load(path: board)
       // The output's name is checked before a step is recorded.
       _ = try FileSet.calibrationOutput(out ?? CalibrationLookup.defaultPath(for: b))
@@ -190,6 +194,7 @@ extension PanelCtl {
       let stem = cal.hasSuffix(".toml") ? String(cal.dropLast(5)) : cal
       let folder = Paths.directory(of: cal)
       if !folder.isEmpty { try Directory.create(folder) }
+      let log = FactoryLog(options: factory, record: cal)
       if result.passed {
         let files = FileSet.calibration(record: cal)
         let prepared = try files.prepare(files.contents(of: result))
@@ -209,17 +214,38 @@ extension PanelCtl {
               message: "the record is stored on the panel, but \(cal) was not replaced: \(error)", status: .error)
           }
         }
+        var entry: RowQueue.Pending?
         do {
+          entry = try log.begin(
+            result, record: cal, certificate: stem + ".certificate.html",
+            files: [
+              (cal, result.record.encoded()), (stem + ".certificate.html", Certificate.html(result)),
+              (stem + ".certificate.json", Certificate.json(result)),
+            ])
           try prepared.commit()
         } catch {
+          entry?.abandon()
           prepared.discard()
           throw error
         }
+        try entry?.committed()
       } else {
         let certificate = stem + ".failed.certificate"
-        try AtomicFile.write(Certificate.html(result), to: certificate + ".html")
-        try AtomicFile.write(Certificate.json(result), to: certificate + ".json")
+        let html = Certificate.html(result)
+        let json = Certificate.json(result)
+        let entry = try log.begin(
+          result, record: nil, certificate: certificate + ".html",
+          files: [(certificate + ".html", html), (certificate + ".json", json)])
+        do {
+          try AtomicFile.write(html, to: certificate + ".html")
+          try AtomicFile.write(json, to: certificate + ".json")
+        } catch {
+          entry?.abandon()
+          throw error
+        }
+        try entry?.committed()
       }
+      Terminal.writeError(log.deliver())
       if case .fixture = mode ?? .unattended {
         CalibrationConsole.writeOutput("result=\(result.passed ? "pass" : "fail")\n")
       }

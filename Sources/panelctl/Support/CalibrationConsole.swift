@@ -123,18 +123,7 @@ struct CalibrationConsole: LiveCalibrationObserver {
   }
 
   /// Writes to standard output at once (the fixture reads it line by line).
-  static func writeOutput(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-      }
-    }
-  }
+  static func writeOutput(_ text: String) { StandardOutput.write(text) }
 }
 
 extension String {
