@@ -219,20 +219,20 @@ public struct FactoryReport: Sendable {
     self.lotCharts = lotCharts
   }
 
-  /// An individuals chart of lot means; σ̂ = MR̄/1.128 over the baseline
-  /// lots (the first half, at most `baseline`).
+  /// An individuals chart of lot means: the centre is the median lot
+  /// (one odd lot does not move it), σ̂ = MR̄/1.128 over the moving ranges
+  /// of all lots in order of first use; a lot beyond 3σ̂ is flagged.
   static func lotChart(
     board: String, metric: CalibrationSummary.Metric, lots: [String], means: [Double], baseline: Int
   ) -> LotChart? {
-    let base = max(2, min(baseline, lots.count / 2))
-    let b = Array(means.prefix(base))
-    let ranges = zip(b, b.dropFirst()).map { abs($1 - $0) }
-    let centre = b.reduce(0, +) / Double(b.count)
-    let sigma = ranges.reduce(0, +) / Double(ranges.count) / 1.128
+    let ranges = zip(means, means.dropFirst()).map { abs($1 - $0) }
+    let sorted = means.sorted()
+    let centre = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    let sigma = ranges.reduce(0, +) / Double(max(ranges.count, 1)) / 1.128
     guard sigma > 0, sigma.isFinite else { return nil }
     let signals = RunRules.evaluate(means.map { ($0 - centre) / sigma }).filter { $0.rule == .beyond3Sigma }
     return LotChart(
-      board: board, metric: metric, lots: lots, means: means, centre: centre, sigma: sigma, baseline: base,
+      board: board, metric: metric, lots: lots, means: means, centre: centre, sigma: sigma, baseline: lots.count,
       signals: signals)
   }
 

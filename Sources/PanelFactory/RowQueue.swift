@@ -176,7 +176,10 @@ public struct RowQueue: Sendable {
   public func load(_ path: String) throws(FileError) -> QueueEntry {
     let bytes = try InputFile.read(path, limit: .init(bytes: 64 << 20, kind: "a queue entry"))
     do {
-      let entry = try JSONDecoder().decode(QueueEntry.self, from: Data(bytes))
+      let decoder = JSONDecoder()
+      decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+        positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+      let entry = try decoder.decode(QueueEntry.self, from: Data(bytes))
       guard entry.format == QueueEntry.format else { throw FileError(file: path, message: "not a queue entry") }
       return entry
     } catch let error as FileError {
@@ -192,6 +195,9 @@ public struct RowQueue: Sendable {
     do {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
+      // A dead cell's noise in newtons is infinite: kept as "inf" here, NULL in the database.
+      encoder.nonConformingFloatEncodingStrategy = .convertToString(
+        positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
       return Array(try encoder.encode(entry))
     } catch {
       throw FileError(file: entry.row.id, message: "cannot encode the row: \(error)")

@@ -265,7 +265,12 @@ public struct SeededLine: Sendable {
 /// The line's random numbers: SplitMix64, seeded (the same line every run).
 struct LineRandom: RandomNumberGenerator {
   var state: UInt64
-  init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 1 }
+  /// The seed scrambled into the state (seeds one apart must not give
+  /// the same stream one step apart).
+  init(seed: UInt64) {
+    state = seed
+    state = next()
+  }
   mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state

@@ -21,9 +21,13 @@ import Testing
   }
 
   /// Drops every table of a PostgreSQL test database (SQLite files are new).
-  static func empty(_ location: String) throws {
+  /// The work in place (the tests are async: a blocking wait would hold
+  /// one of the few threads Swift Testing runs every suite on).
+  static func run<T>(_ body: () async throws -> T) async rethrows -> T { try await body() }
+
+  static func empty(_ location: String) async throws {
     guard FactoryDatabase.isServer(location) else { return }
-    try Blocking.run {
+    try await Self.run {
       let db = try await FactoryDatabase.open(location, migratingTo: 0)
       try await db.raw("DROP TABLE IF EXISTS models, cells, checks, calibrations, schema_migrations CASCADE")
       await db.close()
@@ -71,9 +75,9 @@ import Testing
     return r
   }
 
-  @Test func rowsRoundTripAndAreInsertedOnce() throws {
+  @Test func rowsRoundTripAndAreInsertedOnce() async throws {
     for location in try Self.databases() {
-      try Self.empty(location)
+      try await Self.empty(location)
       let a = Self.row()
       var b = Self.row(serial: "P-000123", started: "2026-03-15T10:00:00.000Z")
       b.result = "pass"
@@ -82,7 +86,7 @@ import Testing
       b.recordSHA256 = SHA256Hex.of("record")
       let passed = b
       let other = Self.row(serial: "P-000124")
-      let (inserted, again, history, version) = try Blocking.run {
+      let (inserted, again, history, version) = try await Self.run {
         let db = try await FactoryDatabase.open(location)
         let inserted = try await db.insert([a, passed, other])
         let again = try await db.insert(a)
@@ -99,14 +103,14 @@ import Testing
     }
   }
 
-  @Test func summariesCountAttemptsOverTheWholeDatabase() throws {
+  @Test func summariesCountAttemptsOverTheWholeDatabase() async throws {
     for location in try Self.databases() {
-      try Self.empty(location)
+      try await Self.empty(location)
       let first = Self.row(started: "2026-03-01T08:00:00.000Z")
       var retest = Self.row(started: "2026-03-02T08:00:00.000Z")
       retest.station = "S2"
       let second = retest
-      let summaries = try Blocking.run {
+      let summaries = try await Self.run {
         let db = try await FactoryDatabase.open(location)
         try await db.insert([first, second])
         let s = try await db.summaries(FactoryDatabase.Filter(since: "2026-03-02T00:00:00.000Z"))
@@ -122,12 +126,12 @@ import Testing
   /// A database written by the previous schema (version 1: the record's
   /// TOML in a column, no lot) opens at version 2 with its rows intact and
   /// its models moved to `models`.
-  @Test func migratesFromThePreviousVersion() throws {
+  @Test func migratesFromThePreviousVersion() async throws {
     for location in try Self.databases() {
-      try Self.empty(location)
+      try await Self.empty(location)
       let toml = "[calibration]\nboard = \"sim-plate4\"\nserial = \"P-000007\"\n"
       let id = RowID.make()
-      try Blocking.run {
+      try await Self.run {
         let db = try await FactoryDatabase.open(location, migratingTo: 1)
         #expect(try await FactorySchema.version(db) == 1)
         // What a version-1 station wrote.
@@ -143,7 +147,7 @@ import Testing
           .values(id, 0, 41_000.0).run()
         await db.close()
       }
-      let rows = try Blocking.run {
+      let rows = try await Self.run {
         let db = try await FactoryDatabase.open(location)
         let rows = try await db.rows(FactoryDatabase.Filter())
         #expect(try await FactorySchema.version(db) == 2)
@@ -161,7 +165,7 @@ import Testing
   /// Eight connections writing at once (eight stations): every row arrives.
   @Test func eightWritersAtOnce() async throws {
     for location in try Self.databases() {
-      try Self.empty(location)
+      try await Self.empty(location)
       try await withThrowingTaskGroup(of: Void.self) { group in
         for station in 1...8 {
           group.addTask {

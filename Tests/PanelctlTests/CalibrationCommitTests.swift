@@ -59,11 +59,13 @@ import Testing
       htmlHasSerial: html.contains(serial))
   }
 
-  /// Everything in `dir` and in its runs folder that is not the set itself.
+  /// Everything in `dir` and in its runs folder that is not the set itself
+  /// (nor the factory database and its queue beside the record).
   static func leftovers(_ dir: URL) throws -> [String] {
     let fm = FileManager.default
     let top = try fm.contentsOfDirectory(atPath: dir.path).filter {
       !["c.toml", "c.certificate.html", "c.certificate.json", "c.runs"].contains($0) && !$0.hasPrefix("session")
+        && !$0.hasPrefix("factory.")
     }
     let runs = try fm.contentsOfDirectory(atPath: dir.path + "/c.runs").filter { $0 != "current" }
     let current = try fm.destinationOfSymbolicLink(atPath: dir.path + "/c.runs/current")

@@ -63,14 +63,15 @@ struct FactoryLog {
     return cwd + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
   }
 
-  /// Step 5, after the entry is committed: one line for standard error.
+  /// Step 5, after the entry is committed: what to say on standard
+  /// error — nothing when the row is in (the command's one line stays its
+  /// only one), a line when it waits in the queue.
   func deliver() -> String {
     guard let database else { return "" }
     let shown = FactoryDatabase.shown(database)
     do {
-      let (delivered, _) = try Self.sync(queue: queue, database: database)
-      let earlier = delivered > 1 ? " (and \(delivered - 1) queued before)" : ""
-      return "factory database: recorded in \(shown)\(earlier)\n"
+      _ = try Self.sync(queue: queue, database: database)
+      return ""
     } catch {
       let waiting = queue.count.rows
       return "factory database: \(error); the row is queued (\(waiting) waiting in \(queue.directory)): "
