@@ -140,7 +140,8 @@ class FactoryDatabaseTest(unittest.TestCase):
     def setUpClass(cls):
         cls.work = tempfile.mkdtemp(prefix="factory-test-")
         cls.pg = Postgres()
-        cls.sessions = Sessions(cls.work, 48, failing={5, 13, 21, 29, 37, 45})
+        cls.failing = {5, 13, 21, 29, 37, 45}
+        cls.sessions = Sessions(cls.work, 48, failing=cls.failing)
 
     @classmethod
     def tearDownClass(cls):
@@ -165,10 +166,16 @@ class FactoryDatabaseTest(unittest.TestCase):
 
     def check_eight(self, db, folder):
         outs, results = self.concurrent(db, folder, range(8))
-        for code, _, err in results:
-            self.assertEqual(code, 0, err)
+        for i, (code, _, err) in enumerate(results):
+            if i in self.failing:
+                self.assertEqual(code, 2, err)
+                self.assertIn("calibration failed", err)
+            else:
+                self.assertEqual(code, 0, err)
             self.assertNotIn("queued", err, "the database was there: nothing waits")
         rows = agreement(self, db, outs)
+        self.assertEqual(sorted(r["serial"] for r in rows if r["result"] != "pass"),
+                         [f"P-{i:06d}" for i in range(8) if i in self.failing])
         self.assertEqual(sorted(r["serial"] for r in rows), [f"P-{i:06d}" for i in range(8)])
         self.assertEqual(sorted(r["station"] for r in rows), [f"S{i}" for i in range(1, 9)])
         self.assertFalse([n for n in os.listdir(os.path.join(folder, "factory.queue")) if not n.startswith(".")],
