@@ -249,6 +249,27 @@ public enum Directory {
     }
   }
 
+  /// The bytes of the regular files under `path`, its subfolders included
+  /// (symlinks not followed; what cannot be read counts 0).
+  public static func size(_ path: String) -> Int64 {
+    guard let dir = opendir(path) else { return 0 }
+    defer { closedir(dir) }
+    var total: Int64 = 0
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if name == "." || name == ".." { continue }
+      let child = path.hasSuffix("/") ? path + name : path + "/" + name
+      var info = stat()
+      guard lstat(child, &info) == 0 else { continue }
+      switch info.st_mode & S_IFMT {
+      case S_IFDIR: total += size(child)
+      case S_IFREG: total += Int64(info.st_size)
+      default: break
+      }
+    }
+    return total
+  }
+
   /// Creates a directory of its own for this run: `base`, or `base-2`,
   /// `base-3`, ... when another run has it (`mkdir` is the claim, so two
   /// runs started in the same second never share one). Returns its path.

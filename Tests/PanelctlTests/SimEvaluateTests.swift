@@ -10,7 +10,21 @@ import Testing
     let out = dir + "/eval"
     let r = try Panelctl.run(["sim", "evaluate", "--quick", "--panels", "1", "--out", out, "--json", dir + "/e.json"])
     #expect(r.status == 0, "\(r.stderr)")
-    #expect(r.stderr.isEmpty, "a pipe gets no progress: \(r.stderr)")
+    // A pipe gets no progress, only the closing line: what was written, and where.
+    let closing = r.stderr.split(separator: "\n").map(String.init)
+    #expect(closing.count == 1 && closing[0].hasPrefix("panelctl: sim evaluate: 1 panel, "), "\(r.stderr)")
+    #expect(closing.first?.contains(" written to \(out)/ in ") == true, "\(r.stderr)")
+    let said = closing.first.flatMap { line in
+      line.firstMatch(of: /scenario frames, ([0-9.]+) (KB|MB|GB) written/).map { m in
+        Double(m.1)! * ["KB": 1e3, "MB": 1e6, "GB": 1e9][String(m.2)]!
+      }
+    }
+    let files = FileManager.default.enumerator(atPath: out)!.compactMap { $0 as? String }
+    let onDisk = try files.reduce(0.0) { total, name in
+      let a = try FileManager.default.attributesOfItem(atPath: out + "/" + name)
+      return total + (a[.type] as? FileAttributeType == .typeRegular ? Double((a[.size] as? Int) ?? 0) : 0)
+    }
+    #expect(said.map { abs($0 - onDisk) <= 0.06 * onDisk } == true, "said \(said ?? -1) B, on disk \(onDisk) B")
     let rows = r.lines.filter { $0.hasPrefix("sim-plate4 ") }
     #expect(rows.count == 9, "calibration and eight scenarios: \(r.stdout)")
     #expect(r.lines.first?.hasPrefix("panel") == true)

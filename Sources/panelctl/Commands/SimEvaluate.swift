@@ -73,6 +73,7 @@ extension PanelCtl.Sim {
         panels: population, out: out, seed: seed, lengths: quick ? .quick : .full, date: UTCDate.now())
       evaluation.only = Set(only)
       let results: [PanelResult]
+      let started = monotonicMicroseconds()
       var shown = false
       do {
         results = try evaluation.run { index, panel, step in
@@ -93,6 +94,11 @@ extension PanelCtl.Sim {
       if let path = self.json { try AtomicFile.write(json, to: path) }
       print(markdown ? EvaluationTable.text(results, markdown: true) : table, terminator: "")
       print(summary, terminator: "")
+      let frames = results.reduce(0) { $0 + $1.scenarios.reduce(0) { $0 + $1.frames } }
+      let seconds = Double(monotonicMicroseconds() - started) / 1e6
+      Terminal.writeError(
+        "panelctl: sim evaluate: \(results.count) panel\(results.count == 1 ? "" : "s"), \(frames) scenario frames, "
+          + "\(Amounts.bytes(Directory.size(evaluation.out))) written to \(evaluation.out) in \(Amounts.time(seconds))\n")
       if check && results.contains(where: { !$0.misses.isEmpty }) {
         throw CommandFailure(message: "figures miss their bars: \(summary.dropLast())", status: .checkFailed)
       }
