@@ -28,6 +28,10 @@ let package = Package(
     .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
     .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    // `GET /metrics`: swift-metrics' API with the Prometheus text format
+    // as its backend.
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
   ],
   targets: [
     // The C boundary to Linux I2C: <linux/i2c-dev.h> ioctls and libi2c.
@@ -162,6 +166,8 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       resources: [.embedInCode("Web")]
     ),

@@ -52,10 +52,10 @@ HOST_VENV=".build-venv"
 host_venv() {
   if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then apt_need python3-venv; fi
   [ -x "$HOST_VENV/bin/python" ] || python3 -m venv "$HOST_VENV" >&2
-  if ! "$HOST_VENV/bin/python" -c "import pythonosc, pythontuio, websockets, selenium" >/dev/null 2>&1; then
-    echo "installing python-osc, python-tuio, websockets, selenium into $HOST_VENV (pip)" >&2
+  if ! "$HOST_VENV/bin/python" -c "import pythonosc, pythontuio, websockets, selenium, prometheus_client" >/dev/null 2>&1; then
+    echo "installing python-osc, python-tuio, websockets, selenium, prometheus_client into $HOST_VENV (pip)" >&2
     "$HOST_VENV/bin/pip" install -q --disable-pip-version-check \
-      python-osc==1.10.2 python-tuio==0.0.9 websockets==17.4 selenium==4.41.0 >&2
+      python-osc==1.10.2 python-tuio==0.0.9 websockets==17.4 selenium==4.41.0 prometheus_client==0.26.0 >&2
   fi
 }
 

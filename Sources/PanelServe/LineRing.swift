@@ -79,19 +79,27 @@ struct LineRing: ~Copyable {
   /// to `body` in place; the cursor moves past it, and past lines lost
   /// since it last read, which are added to `dropped`. Nil when the
   /// cursor is at the end.
+  ///
+  /// After a loss, the first line still held is read even when it is not
+  /// loud: each report lists every touch still down, so the reader learns
+  /// which touches ended in the lines it lost (a touch whose `ended` was
+  /// lost is missing from it), also when the panel has gone quiet since.
   mutating func read<R>(
     _ cursor: inout Cursor, loudOnly: Bool, dropped: inout UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> R
   ) -> R? {
+    var resync = false
     if cursor.sequence < oldest {
       let first = entries[slot(oldest)]
-      dropped += loudOnly ? first.loudBefore - cursor.loud : oldest - cursor.sequence
+      let lost = loudOnly ? first.loudBefore - cursor.loud : oldest - cursor.sequence
+      dropped += lost
+      resync = lost > 0
       cursor = Cursor(sequence: oldest, loud: first.loudBefore)
     }
     while cursor.sequence < next {
       let e = entries[slot(cursor.sequence)]
       cursor.sequence += 1
       if e.loud { cursor.loud = e.loudBefore + 1 }
-      if loudOnly && !e.loud { continue }
+      if loudOnly && !e.loud && !resync { continue }
       return body(UnsafeBufferPointer(start: bytes + e.offset, count: e.count))
     }
     return nil

@@ -30,6 +30,20 @@ public struct ListenAddress: Sendable, Equatable {
     return "\(scheme)://\(host):\(port)"
   }
 
+  /// URLs of the server that other machines can open: listening on every
+  /// address (`0.0.0.0`, `::`), one per address of the machine's
+  /// interfaces that is not loopback or link-local (IPv4 first); else
+  /// this address's.
+  public func reachable(port: Int, interfaces: Set<String> = ServerNames.interfaceAddresses()) -> [String] {
+    guard ip == "0.0.0.0" || ip == "::" else { return [url(port: port)] }
+    let usable = interfaces.filter { a in
+      !ListenAddress.isLoopback(a) && !a.hasPrefix("fe80:") && !a.hasPrefix("169.254.") && (ip == "::" || !a.contains(":"))
+    }
+    let sorted = usable.sorted { ($0.contains(":") ? 1 : 0, $0) < ($1.contains(":") ? 1 : 0, $1) }
+    if sorted.isEmpty { return [url(port: port)] }
+    return sorted.map { a in "http://\(a.contains(":") ? "[\(a)]" : a):\(port)" }
+  }
+
   static func resolve(_ host: String) throws(SocketError) -> String {
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC

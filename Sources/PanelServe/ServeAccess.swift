@@ -31,7 +31,7 @@ public struct ServeAccess: Sendable {
   public init(loopback: Bool, token: String?, allowedOrigins: [String] = [], names: ServerNames) {
     self.loopback = loopback
     self.token = token
-    self.allowedOrigins = allowedOrigins.map(Self.trimmedOrigin)
+    self.allowedOrigins = allowedOrigins.map { (try? Self.origin(allowing: $0).get()) ?? Self.trimmedOrigin($0) }
     self.names = names
   }
 
@@ -66,6 +66,45 @@ public struct ServeAccess: Sendable {
     if allowedOrigins.contains(o) { return nil }
     if let (name, originPort) = Self.originHost(o), originPort == port, names.contains(name) { return nil }
     return .origin(origin)
+  }
+
+  /// The origin to name in `Access-Control-Allow-Origin` for a request
+  /// from a page of `origin`: itself when it is allowed (`--allow-origin`),
+  /// nil for any other (the server's own pages need none).
+  public func crossOrigin(_ origin: String) -> String? {
+    let o = Self.trimmedOrigin(origin)
+    return allowedOrigins.contains(o) ? o : nil
+  }
+
+  /// `--allow-origin`'s value as browsers send it in `Origin` (lower case,
+  /// no trailing slash, no default port), or why it cannot be one: an
+  /// origin is `http://` or `https://`, a host and an optional port,
+  /// nothing else; `*` is refused (every site's pages could then use the
+  /// panel; name each origin).
+  public static func origin(allowing text: String) -> Result<String, OriginError> {
+    let o = trimmedOrigin(text)
+    if o == "*" {
+      return .failure(
+        OriginError("\"*\" would let every site's pages use the panel: give each origin, e.g. http://localhost:3000"))
+    }
+    guard o.hasPrefix("http://") || o.hasPrefix("https://") else {
+      return .failure(OriginError("\(Quote.text(text)) is not an origin: it starts with http:// or https://, e.g. http://localhost:3000"))
+    }
+    guard let (host, port) = originHost(o), !host.isEmpty else {
+      return .failure(
+        OriginError("\(Quote.text(text)) is not an origin: a scheme, a host and an optional port, without path, e.g. http://localhost:3000"))
+    }
+    let https = o.hasPrefix("https://")
+    let scheme = https ? "https://" : "http://"
+    let name = host.contains(":") ? "[\(host)]" : host
+    let defaultPort = https ? 443 : 80
+    return .success(scheme + name + (port == defaultPort ? "" : ":\(port)"))
+  }
+
+  /// An `--allow-origin` value that is not an origin.
+  public struct OriginError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
   }
 
   /// Whether a client presenting `token` may send control lines.

@@ -44,6 +44,8 @@ public final class ServeHub: Sendable {
   let pendingControl = Atomic<Int>(0)
   /// Clients of the image stream: while there is none, no image lines are made.
   let imageClients = Atomic<Int>(0)
+  /// Clients that had items and left, not yet taken (`takeDepartures`).
+  let departures = Atomic<Int>(0)
 
   /// - Parameters:
   ///   - ringBytes: how many bytes of report lines are kept for clients
@@ -182,6 +184,7 @@ public final class ServeHub: Sendable {
       counts.dropped += c.kind == .image
         ? s.images.unread(c.cursor, loudOnly: false) : s.lines.unread(c.cursor, loudOnly: c.kind == .reports)
       s.past.add(counts)
+      if c.declaredItems { s.departed.append(c.id) }
       let unapplied = c.inbox.count
       s.clients[client.slot] = nil
       s.wake(slot: client.slot)
@@ -189,6 +192,7 @@ public final class ServeHub: Sendable {
       return (counts, unapplied)
     }
     guard let (counts, unapplied) = result else { return nil }
+    if state.withLock({ !$0.departed.isEmpty }) { departures.store(1, ordering: .releasing) }
     // Its lines still waiting are never applied.
     if unapplied > 0 { pendingControl.subtract(unapplied, ordering: .relaxed) }
     if counts.kind == .image { imageClients.subtract(1, ordering: .relaxed) }
@@ -249,16 +253,18 @@ public final class ServeHub: Sendable {
     }
   }
 
-  /// Queues a parsed control line of `client` for the scan loop; `false`
-  /// when it already has `maxWaitingControl` lines waiting (the line is not
-  /// taken; `roomForControl` first).
+  /// Queues a parsed control line of `client` for the scan loop (with
+  /// its items, for a `regions` line); `false` when it already has
+  /// `maxWaitingControl` lines waiting (the line is not taken;
+  /// `roomForControl` first).
   @discardableResult
-  public func submit(_ line: ControlLine, from client: ClientHandle, number: Int) -> Bool {
+  package func submit(_ line: ControlLine, from client: ClientHandle, number: Int, items: ClientItems? = nil) -> Bool {
     let queued = state.withLock { s in
       guard let c = s.clients[client.slot], c.id == client.id, c.inbox.count < Self.maxWaitingControl else {
         return false
       }
-      s.clients[client.slot]!.inbox.append((line, number))
+      s.clients[client.slot]!.inbox.append((line, number, items))
+      if items != nil { s.clients[client.slot]!.declaredItems = true }
       return true
     }
     if queued { pendingControl.add(1, ordering: .releasing) }
@@ -281,9 +287,9 @@ public final class ServeHub: Sendable {
       var slot = s.nextTurn
       while left > 0 && idle < n {
         if let c = s.clients[slot], !c.inbox.isEmpty {
-          let (line, number) = s.clients[slot]!.inbox.removeFirst()
+          let (line, number, items) = s.clients[slot]!.inbox.removeFirst()
           left -= ControlChannel.cost(of: line)
-          taken.append((line, ControlTag(client: ClientHandle(slot: slot, id: c.id), line: number)))
+          taken.append((line, ControlTag(client: ClientHandle(slot: slot, id: c.id), line: number, items: items)))
           idle = 0
         } else {
           idle += 1
@@ -296,6 +302,18 @@ public final class ServeHub: Sendable {
     }
     pendingControl.subtract(lines.count, ordering: .relaxed)
     return lines
+  }
+
+  /// The ids of the clients that declared items and have left since the
+  /// last call (their layers go). Allocates nothing when there are none.
+  func takeDepartures() -> [Int] {
+    guard departures.load(ordering: .acquiring) > 0 else { return [] }
+    departures.store(0, ordering: .relaxed)
+    return state.withLock { s in
+      let ids = s.departed
+      s.departed.removeAll()
+      return ids
+    }
   }
 
   // MARK: Reading the counts
@@ -339,10 +357,12 @@ public final class ServeHub: Sendable {
   }
 }
 
-/// Where a control line came from.
+/// Where a control line came from (and, for a client's `regions` line,
+/// its items as read).
 struct ControlTag {
   var client: ClientHandle
   var line: Int
+  var items: ClientItems? = nil
 }
 
 /// Clients so far: connected now, and the sums of all (those gone included).
@@ -373,8 +393,11 @@ struct ClientState {
   var sent: UInt64 = 0
   var dropped: UInt64 = 0
   var replies: [String] = []
-  /// Parsed control lines waiting for the scan loop, with their numbers.
-  var inbox: [(ControlLine, Int)] = []
+  /// Parsed control lines waiting for the scan loop, with their numbers
+  /// (and a `regions` line's items).
+  var inbox: [(ControlLine, Int, ClientItems?)] = []
+  /// The client sent items: its layer goes when it leaves.
+  var declaredItems = false
   var lines = 0
   var gone = false
   /// A line was taken (`next`) and not yet `delivered`.
@@ -403,6 +426,8 @@ struct HubState: ~Copyable {
   /// The client whose control lines the scan loop takes first next time.
   var nextTurn = 0
   var nextID = 1
+  /// Clients with items that left (`ServeHub.takeDepartures`).
+  var departed: [Int] = []
   var ended = false
   var past = ServeTotals()
   var mostAtOnce = 0

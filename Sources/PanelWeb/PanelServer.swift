@@ -45,12 +45,15 @@ public final class PanelServer: Sendable {
   let sharedInput: Locked<InputBudget>
   let info: PanelInfo
   let board: Board
+  let metrics: PanelMetrics
+  /// `--static DIR`, served under `/app/`.
+  let folder: StaticFolder?
   let phase = Locked<Phase>(.starting)
 
   enum Phase: Sendable {
     case starting
     case listening(port: Int)
-    case failed(String)
+    case failed(any Error)
   }
 
   /// The largest control message taken (a regions line of many items; a
@@ -63,8 +66,10 @@ public final class PanelServer: Sendable {
 
   public init(
     address: ListenAddress, access: ServeAccess, policy: ConnectionPolicy, board: Board, calibration: CalibrationRecord,
-    hub: ServeHub
-  ) {
+    hub: ServeHub, staticFolder: String? = nil
+  ) throws(ServeError) {
+    folder = try staticFolder.map { (path) throws(ServeError) in try StaticFolder(path: path) }
+    metrics = PanelMetrics(board: board, calibration: calibration)
     self.address = address
     self.access = access
     self.policy = policy
@@ -106,7 +111,7 @@ public final class PanelServer: Sendable {
         table: connections, policy: policy)
     }
     let app = Application(
-      router: router(),
+      responder: Site(routes: router().buildResponder(), access: access, folder: folder == nil ? nil : StaticFolder.mount),
       server: server,
       configuration: .init(
         address: .hostname(address.ip, port: address.port), serverName: "panelctl",
@@ -124,7 +129,7 @@ public final class PanelServer: Sendable {
         try await services.run()
       } catch {
         phase.withLock { p in
-          if case .starting = p { p = .failed("\(error)") }
+          if case .starting = p { p = .failed(error) }
         }
       }
     }
@@ -133,8 +138,8 @@ public final class PanelServer: Sendable {
     while true {
       switch phase.withLock({ $0 }) {
       case .listening(let port): return port
-      case .failed(let why):
-        throw ServeError("cannot listen on \(address.text): \(why)")
+      case .failed(let error):
+        throw ServeError("cannot listen on \(address.text): \(Self.reason(error, address))")
       case .starting:
         if monotonicMicroseconds() > deadline { throw ServeError("cannot listen on \(address.text): no answer in 30 s") }
         Self.pause_ms(2)
@@ -157,6 +162,21 @@ public final class PanelServer: Sendable {
     return stalled
   }
 
+  /// Why binding failed, in words, with what to do.
+  static func reason(_ error: any Error, _ address: ListenAddress) -> String {
+    guard let io = error as? IOError else { return "\(error)" }
+    switch io.errnoCode {
+    case EADDRINUSE:
+      return "the port is in use (another server, or another panelctl serve, listens there): stop it, or choose another port; --listen \(address.ip.contains(":") ? "[\(address.ip)]" : address.ip):0 takes a free one"
+    case EACCES:
+      return "permission denied (ports below 1024 need privileges): choose a port from 1024 on"
+    case EADDRNOTAVAIL:
+      return "\(address.ip) is not an address of this machine"
+    default:
+      return String(cString: strerror(io.errnoCode))
+    }
+  }
+
   static func pause_ms(_ ms: Int) {
     var t = timespec(tv_sec: 0, tv_nsec: ms * 1_000_000)
     var rest = timespec()
@@ -166,13 +186,13 @@ public final class PanelServer: Sendable {
   // MARK: HTTP
 
   func router() -> Router<BasicRequestContext> {
-    let router = Router()
-    router.add(middleware: HostCheck(access: access))
+    let router = Router(options: .autoGenerateHeadEndpoints)
     for file in WebFiles.all {
       let body = NIOCore.ByteBuffer(bytes: file.bytes)
       var headers = HTTPFields()
       headers[.contentType] = file.contentType
       headers[.cacheControl] = "no-cache"
+      headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
       let response = Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
       router.get(RouterPath(file.path)) { _, _ in response }
     }
@@ -183,6 +203,13 @@ public final class PanelServer: Sendable {
     router.get("/status.json") { [hub, connections] _, _ in
       Self.json(hub.status.json(clients: hub.clients, totals: hub.totals, connections: connections.counts))
     }
+    router.get("/metrics") { [hub, connections, metrics] _, _ in
+      var headers = HTTPFields()
+      headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+      headers[.cacheControl] = "no-cache"
+      let text = metrics.scrape(status: hub.status, totals: hub.totals, connections: connections.counts)
+      return Response(status: .ok, headers: headers, body: .init(byteBuffer: NIOCore.ByteBuffer(bytes: text)))
+    }
     // A request for /ws that was not upgraded: say why.
     router.get("/ws") { [self] request, _ in
       if let refusal = access.check(
@@ -190,8 +217,15 @@ public final class PanelServer: Sendable {
       {
         return Self.text(.forbidden, refusal.description)
       }
-      if !hub.hasRoom { return Self.text(.serviceUnavailable, "too many clients (at most \(hub.capacity))") }
+      if !hub.hasRoom {
+        ServeLog.warn("refused WebSocket", "refused a WebSocket request: too many clients (at most \(hub.capacity))")
+        return Self.text(.serviceUnavailable, "too many clients (at most \(hub.capacity))")
+      }
       return Self.text(.badRequest, "a WebSocket upgrade request was expected")
+    }
+    if let folder {
+      // Last: it serves what no route took.
+      router.add(middleware: FileMiddleware(fileProvider: folder, urlBasePath: StaticFolder.mount, searchForIndexHtml: true))
     }
     return router
   }
@@ -226,6 +260,8 @@ public final class PanelServer: Sendable {
       ServeLog.warn("refused WebSocket", "refused a WebSocket from \(address): \(refusal)")
       return .dontUpgrade
     }
+    // The run has ended: the process is about to exit.
+    if hub.status.ended { return .dontUpgrade }
     guard hub.hasRoom else {
       ServeLog.warn("refused WebSocket", "refused a WebSocket from \(address): too many clients (at most \(hub.capacity))")
       return .dontUpgrade
@@ -247,6 +283,7 @@ public final class PanelServer: Sendable {
     kind: StreamKind, address: String, control: Bool
   ) async throws {
     guard let client = hub.join(kind: kind, address: address, control: control) else {
+      ServeLog.warn("refused WebSocket", "refused a WebSocket from \(address): too many clients (at most \(hub.capacity))")
       try await outbound.close(.unknown(1013), reason: "too many clients")
       return
     }
@@ -285,13 +322,20 @@ public final class PanelServer: Sendable {
   /// The control lines `client` sends, under its `InputBudget` and the one
   /// all clients share: a line is parsed once paid for in both and once
   /// fewer than `ServeHub.maxWaitingControl` of its lines wait for the
-  /// panel; meanwhile nothing more is read from its connection.
+  /// panel; meanwhile nothing more is read from its connection. A message
+  /// is split into lines by `ControlText` (every line answered once); a
+  /// binary message counts as one line and is answered with an error.
   func readControl(_ inbound: WebSocketInboundStream, from client: ClientHandle, control: Bool) async throws {
     var own = InputBudget.perClient(rate_hz: board.rate_hz, now_ns: monotonicNanoseconds())
     for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
-      guard case .text(let text) = message else { continue }
-      for line in text.split(separator: "\n") {
-        let size = line.utf8.count
+      let lines: [ArraySlice<UInt8>]
+      switch message {
+      case .text(let text): lines = ControlText.lines(Array(text.utf8))
+      case .binary(let bytes): lines = [ArraySlice(bytes.readableBytesView)]
+      }
+      let binary = if case .binary = message { true } else { false }
+      for line in lines {
+        let size = line.count
         while case let wait = own.take(size: size, now_ns: monotonicNanoseconds()), wait > 0 {
           try await Task.sleep(nanoseconds: UInt64(wait))
         }
@@ -299,15 +343,27 @@ public final class PanelServer: Sendable {
           try await Task.sleep(nanoseconds: UInt64(wait))
         }
         guard await hub.roomForControl(client) else { return }
-        received(String(line), from: client, control: control)
+        received(line, binary: binary, from: client, control: control)
       }
     }
   }
 
   /// A control line from `client`: refused without control; else parsed
-  /// (errors answered at once) and queued for the scan loop.
-  func received(_ text: String, from client: ClientHandle, control: Bool) {
+  /// (errors answered at once) and queued for the scan loop. A `regions`
+  /// line's items are read one by one (`ClientItems`) into the client's
+  /// own layer.
+  func received(_ bytes: ArraySlice<UInt8>, binary: Bool, from client: ClientHandle, control: Bool) {
     guard let number = hub.nextLineNumber(client) else { return }
+    let source = ControlReply.source(client)
+    if binary {
+      hub.reply(
+        client, ControlReply.error(line: number, "\(source):\(number): a binary message; control lines are text (UTF-8)"))
+      return
+    }
+    if let why = ControlText.tooLong(bytes) {
+      hub.reply(client, ControlReply.error(line: number, "\(source):\(number): \(why)"))
+      return
+    }
     guard control else {
       hub.reply(
         client,
@@ -316,8 +372,14 @@ public final class PanelServer: Sendable {
           "read-only: this server listens on \(address.text), so control lines need its token (/ws?token=...)"))
       return
     }
+    let text = String(decoding: bytes, as: UTF8.self)
     do {
-      let source = ControlReply.source(client)
+      if let (at, list) = try ClientItems.itemsLine(text, source: source, line: number) {
+        let items = try ClientItems(
+          list: list, scope: ClientItems.scope(client), board: board, source: source, line: number)
+        hub.submit(ControlLine(at_s: at, command: .regions(items.map)), from: client, number: number, items: items)
+        return
+      }
       guard let line = try ControlLine.parse(text, file: source, line: number, board: board, files: false) else {
         hub.reply(client, ControlReply.ok(line: number))
         return
@@ -327,20 +389,6 @@ public final class PanelServer: Sendable {
     } catch {
       hub.reply(client, ControlReply.error(line: number, error.description))
     }
-  }
-}
-
-/// Refuses every request whose `Host` `ServeAccess` does not accept.
-struct HostCheck: RouterMiddleware {
-  let access: ServeAccess
-
-  func handle(
-    _ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response
-  ) async throws -> Response {
-    if let refusal = access.check(host: request.head.authority) {
-      return PanelServer.text(.forbidden, refusal.description)
-    }
-    return try await next(request, context)
   }
 }
 

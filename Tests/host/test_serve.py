@@ -30,8 +30,9 @@ def image_free(line):
 
 class ServeStreamTests(unittest.TestCase):
     def test_messages_are_the_report_lines_of_stream_and_the_end_closes(self):
-        reference = servelib.stream_lines(["--board", "boards/sim-plate4.toml", "--speed", "0"])
-        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--wait-clients", "1"])
+        # serve runs until stopped: both runs are given the same length.
+        reference = servelib.stream_lines(["--board", "boards/sim-plate4.toml", "--speed", "0", "--duration", "6"])
+        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--duration", "6", "--wait-clients", "1"])
         try:
             messages, code, reason = servelib.run(servelib.read_all(server.ws))
         finally:
@@ -92,7 +93,7 @@ class ServeControlTests(unittest.TestCase):
     ])
 
     def test_control_lines_are_applied_and_answered_to_their_sender_only(self):
-        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--wait-clients", "2"])
+        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--duration", "6", "--wait-clients", "2"])
 
         async def clients():
             return await asyncio.gather(servelib.read_all(server.ws, send=self.LINES), servelib.read_all(server.ws))
@@ -113,18 +114,83 @@ class ServeControlTests(unittest.TestCase):
         events = [e for r in reports for e in r["events"]]
         self.assertIn({"type": "sensitivity", "touch": 0, "sensitivity": "firm"}, events)
         self.assertIn({"type": "regions", "touch": 0, "name": "", "items": 1}, events)
-        # The demo's firm press at the centre is on the item now.
+        # The demo's firm press at the centre is on the item now, which is
+        # this client's own: its name is in the client's scope.
+        scope = replies[3]["scope"]
+        self.assertRegex(scope, r"^ws#\d+/$")
+        self.assertEqual((replies[3]["control"], replies[3]["kept"]), ("ok", 1))
         peeks = [e for e in events if e["type"] == "peek"]
-        self.assertTrue(peeks and all(e["item"] == "centre" for e in peeks), peeks)
+        self.assertTrue(peeks and all(e["item"] == scope + "centre" for e in peeks), peeks)
+
+
+class ServeLineTests(unittest.TestCase):
+    """How messages become lines and every line gets its answer: CRLF and
+    LF end lines, an empty message is one line, a binary message an error,
+    the line limit, a regions line's items each checked on its own."""
+
+    def test_every_line_is_numbered_and_answered(self):
+        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--wait-clients", "1"])
+        items = ('regions [{name = "a", x_mm = 10.00, y_mm = 10.00, width_mm = 20.00, height_mm = 20.00, peek = true, pop = true}, '
+                 '{name = "b", x_mm = 40.00, y_mm = 10.00, width_mm = 20.00, height_mm = 20.00, quick_action = [{title = "One"}]}, '
+                 '{name = "c", x_mm = 70.00, y_mm = 10.00, width_mm = 20.00, height_mm = 20.00, peek = true}, '
+                 '{name = "d", x_mm = 150.00, y_mm = 10.00, width_mm = 20.00, height_mm = 20.00, peek = true, pop = true}, '
+                 '{name = "a", x_mm = 10.00, y_mm = 50.00, width_mm = 20.00, height_mm = 20.00, edit_menu = true, colour = "red"}]')
+        messages = [
+            "sensitivity light\r\nforce_touch on\r\n",    # lines 1, 2 (CRLF)
+            "",                                             # line 3: an empty message is one empty line
+            b"\x00\x01",                                    # line 4: binary
+            "sensitivity firm # a comment\n\nvolume 11",     # lines 5, 6 (empty), 7
+            "sensitivity " + "x" * 17000,                   # line 8: over 16 KiB
+            items,                                          # line 9: items, some refused
+            "force_touch off\r",                             # line 10: a lone CR at the end
+        ]
+
+        async def client():
+            async with websockets.connect(server.ws, max_size=None) as ws:
+                for m in messages:
+                    await ws.send(m)
+                replies = {}
+                async for m in ws:
+                    r = json.loads(m)
+                    if "control" in r:
+                        replies[r["line"]] = r
+                        if len(replies) == 10:
+                            return replies
+
+        try:
+            replies = servelib.run(asyncio.wait_for(client(), 60))
+        finally:
+            server.proc.send_signal(signal.SIGTERM)
+            server.wait()
+        self.assertEqual(sorted(replies), list(range(1, 11)), "one answer per line, numbered as the client counts")
+        outcome = {n: r["control"] for n, r in replies.items()}
+        self.assertEqual(outcome, {1: "ok", 2: "ok", 3: "ok", 4: "error", 5: "ok", 6: "ok", 7: "error", 8: "error",
+                                   9: "error", 10: "ok"})
+        self.assertIn("a binary message", replies[4]["message"])
+        self.assertRegex(replies[7]["message"], r'^ws#\d+:7: unknown command "volume"')
+        self.assertIn("a control line may have 16 KiB", replies[8]["message"])
+        # The items: each checked on its own, the valid ones kept.
+        r = replies[9]
+        self.assertEqual(r["kept"], 2)
+        self.assertRegex(r["scope"], r"^ws#\d+/$")
+        refused = {x["item"]: x for x in r["refused"]}
+        self.assertEqual(sorted(refused), [3, 4, 5])
+        self.assertEqual((refused[3]["name"], refused[3]["key"]), ("c", "pop"))
+        self.assertIn("can peek but not pop", refused[3]["message"])
+        self.assertEqual((refused[4]["name"], refused[4]["key"]), ("d", "x_mm"))
+        self.assertEqual((refused[5]["name"], refused[5]["key"]), ("a", "colour"))
+        self.assertIn("3 of 5 items refused", r["message"])
 
 
 class ServeSecurityTests(unittest.TestCase):
     def test_off_loopback_control_needs_the_token(self):
         # Listening on every address; the clients still connect on loopback.
-        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--wait-clients", "3",
+        server = Serve(["--board", "boards/sim-plate4.toml", "--speed", "4", "--duration", "6", "--wait-clients", "3",
                         "--listen", "0.0.0.0:0"])
         line = server.wait_for_line(r"control needs a new token")
         token = line.split("?token=")[1].split(" ")[0]
+        # The URL to open names an address of the machine, not 0.0.0.0.
+        self.assertNotIn("//0.0.0.0:", line.split(" (ws")[0])
         self.assertRegex(token, r"^[0-9a-f]{32}$")
         self.assertFalse(json.loads(server.get("/panel.json")[1])["access"]["control"])
         self.assertTrue(json.loads(server.get(f"/panel.json?token={token}")[1])["access"]["control"])
@@ -235,7 +301,7 @@ class ServeSecurityTests(unittest.TestCase):
                     ("/", "dashboard.html", "text/html"), ("/dashboard.js", "dashboard.js", "text/javascript"),
                     ("/dashboard.css", "dashboard.css", "text/css"), ("/forcepanel.js", "forcepanel.js", "text/javascript"),
                     ("/demo", "demo.html", "text/html"), ("/demo.js", "demo.js", "text/javascript"),
-                    ("/demo.css", "demo.css", "text/css"),
+                    ("/demo.css", "demo.css", "text/css"), ("/forcepanel.d.ts", "forcepanel.d.ts", "text/plain"),
                 ]:
                     status, body, headers = server.get(path)
                     self.assertEqual(status, 200, path)
@@ -243,6 +309,11 @@ class ServeSecurityTests(unittest.TestCase):
                         self.assertEqual(body, f.read(), path)
                     self.assertTrue(headers["Content-Type"].startswith(kind), headers)
                 self.assertEqual(server.get("/nothing-here")[0], 404)
+                # The classic script is the module's code, made when the server starts.
+                status, body, _ = server.get("/forcepanel.global.js")
+                self.assertEqual(status, 200)
+                self.assertNotIn(b"import.meta", body)
+                self.assertIn(b"globalThis.forcepanel = Object.freeze({ ForceTouchEvent, ForcePanelEvent,", body)
                 servelib.run(servelib.read_all(server.ws))
             finally:
                 server.wait()

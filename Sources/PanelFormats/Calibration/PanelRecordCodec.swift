@@ -173,7 +173,7 @@ public enum PanelRecordCodec {
   }
 
   /// Seconds since 1970 of an ISO 8601 UTC date ("2026-03-14T09:26:53Z"); 0 when unreadable.
-  static func epoch(_ iso: String) -> Int {
+  package static func epoch(_ iso: String) -> Int {
     let digits = iso.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
     guard digits.count >= 6 else { return 0 }
     var parts = tm()

@@ -39,7 +39,7 @@ extension RegionMap {
   }
 
   /// Parses one `[[item]]` (the guidelines are checked afterwards).
-  static func item(_ t: TOMLTable) throws(FileError) -> (RegionItem, [TOMLTable]) {
+  package static func item(_ t: TOMLTable) throws(FileError) -> (RegionItem, [TOMLTable]) {
     try t.rejectUnknownKeys([
       "name", "x_mm", "y_mm", "width_mm", "height_mm", "peek", "pop", "live_photo", "edit_menu",
       "quick_action",

@@ -20,6 +20,11 @@ public struct ControlLine: Sendable {
   public var at_s: Double?
   public var command: InteractionCommand
 
+  public init(at_s: Double? = nil, command: InteractionCommand) {
+    self.at_s = at_s
+    self.command = command
+  }
+
   /// Parses one line of `file` (line `line`). Blank lines and `#` comments
   /// give nil. `regions FILE` is loaded (relative to `file`'s directory)
   /// and `regions [ITEM, ...]` read from the line, both checked against

@@ -45,6 +45,9 @@ public struct Interaction: Sendable {
   }
 
   public var thresholds: StageThresholds { rules.thresholds }
+  /// Counts the maps `replaceRegions` has put in place: a caller that
+  /// composes the map from parts tells another's replacement by it.
+  public var regionsVersion: UInt64 { regionsGeneration }
   public var holdFrames: Int { Int(rules.holdFrames) }
 
   // MARK: Run-time settings

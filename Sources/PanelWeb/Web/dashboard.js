@@ -62,15 +62,24 @@ async function start() {
   requestAnimationFrame(draw);
 }
 
+// Any close (1000 included: a server restarting sends it) is followed by
+// a new connection, 0.25 s doubling to 4 s apart, with jitter.
+let attempt = 0;
+let openedAt = 0;
 function connect() {
   const url = new URL(withToken("/ws?image=1"), location.href);
   url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
   const socket = new WebSocket(url);
   state.socket = socket;
-  socket.onopen = () => setConnection("live", true);
+  socket.onopen = () => {
+    openedAt = Date.now();
+    setConnection("live", true);
+  };
   socket.onclose = (e) => {
     setConnection(e.reason || "disconnected", false);
-    if (e.code !== 1000) setTimeout(connect, 1000);
+    if (Date.now() - openedAt > 10000) attempt = 0;
+    const ceiling = Math.min(4000, 250 * 2 ** attempt++);
+    setTimeout(connect, ceiling / 2 + Math.random() * (ceiling / 2));
   };
   socket.onmessage = (m) => receive(JSON.parse(m.data));
 }

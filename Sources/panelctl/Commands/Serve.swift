@@ -3,8 +3,8 @@ import PanelFirmware
 import PanelServe
 import PanelWeb
 
-/// `--listen`, `--token`, `--allow-origin`, `--hostname`, `--max-clients`,
-/// `--max-connections`, `--wait-clients`.
+/// `--listen`, `--token`, `--allow-origin`, `--hostname`, `--static`,
+/// `--max-clients`, `--max-connections`, `--wait-clients`.
 struct ServeOptions: ParsableArguments {
   @Option(name: .long, help: ArgumentHelp("Where to listen; port 0 takes a free one.", valueName: "HOST:PORT"))
   var listen = "127.0.0.1:8080"
@@ -30,6 +30,11 @@ struct ServeOptions: ParsableArguments {
       valueName: "NAME"))
   var hostname: [String] = []
 
+  @Option(
+    name: .customLong("static"),
+    help: ArgumentHelp("Also serve this folder of pages under /app/ (an integrator's pages).", valueName: "DIR"))
+  var staticFolder: String?
+
   @Option(name: .customLong("max-clients"), help: "The most WebSocket clients at once.")
   var maxClients = 64
 
@@ -48,6 +53,9 @@ struct ServeOptions: ParsableArguments {
       _ = try SocketAddress.parse(listen, defaultPort: nil, ports: 0...65535)
     } catch {
       throw ValidationError("--listen \(error)")
+    }
+    for origin in allowOrigin {
+      if case .failure(let why) = ServeAccess.origin(allowing: origin) { throw ValidationError("--allow-origin \(why)") }
     }
     if let token, token.utf8.count < 8 || token.contains(where: { $0 == " " || $0 == "&" || $0 == "#" }) {
       throw ValidationError("--token must be at least 8 characters, without spaces, & or #")
@@ -98,10 +106,12 @@ extension PanelCtl {
         GET / is the dashboard, /ws a WebSocket with one message per report \
         (the NDJSON lines of `stream`; /ws?idle=1 every frame, /ws?image=1 \
         with the force image) that takes control lines, /forcepanel.js the \
-        client library for web pages, /demo its demo (docs/serve.md). A slow \
-        browser costs that browser dropped messages, never frames. On \
-        loopback anyone on this machine may control the panel; elsewhere \
-        control needs --token (a new one is printed when none is given).
+        client library for web pages, /demo its demo, /metrics the figures \
+        for Prometheus (docs/serve.md). It runs until stopped (a scenario is \
+        how the run starts), or for --duration or --frames. A slow browser \
+        costs that browser dropped messages, never frames. On loopback \
+        anyone on this machine may control the panel; elsewhere control \
+        needs --token (a new one is printed when none is given).
         """)
 
     @OptionGroup var panel: PanelRunOptions
@@ -113,7 +123,7 @@ extension PanelCtl {
 
     func run() throws {
       try devices.checkOutputs()
-      let (run, frontEnd) = try panel.open(command: "serve")
+      let (run, frontEnd) = try panel.open(command: "serve", untilStopped: true)
       let extra = try devices.sinks(board: run.board)
       let address: ListenAddress
       do {
@@ -126,13 +136,18 @@ extension PanelCtl {
       let caps = serve.caps()
       if let note = caps.note { Terminal.writeError("panelctl: serve: \(note)\n") }
       let hub = ServeHub(capacity: caps.clients)
-      let server = PanelServer(
+      let server: PanelServer
+      do {
+        server = try PanelServer(
         address: address,
         access: ServeAccess(
           loopback: address.loopback, token: address.loopback ? nil : token, allowedOrigins: serve.allowOrigin,
           names: ServerNames(listen: address.ip, hostnames: serve.hostname)),
         policy: ConnectionPolicy(maxConnections: caps.connections),
-        board: run.board, calibration: run.calibration, hub: hub)
+        board: run.board, calibration: run.calibration, hub: hub, staticFolder: serve.staticFolder)
+      } catch {
+        throw CommandFailure(message: error.description, status: .error)
+      }
       let port: Int
       do {
         port = try server.start()
@@ -162,10 +177,13 @@ extension PanelCtl {
       let base = address.url(port: port)
       let ws = address.url(port: port, scheme: "ws") + "/ws"
       Terminal.writeError("panelctl: serve: listening on \(base)/ (dashboard), \(ws) (stream), \(base)/forcepanel.js\n")
+      if serve.staticFolder != nil { Terminal.writeError("panelctl: serve: pages of --static at \(base)/app/\n") }
       if let token {
         let generated = serve.token == nil ? "a new token" : "the token"
+        // Listening on every address: the URLs another machine can open.
+        let urls = address.reachable(port: port).map { "\($0)/?token=\(token)" }
         Terminal.writeError(
-          "panelctl: serve: not on loopback: control needs \(generated): \(base)/?token=\(token) (\(ws)?token=\(token))\n")
+          "panelctl: serve: not on loopback: control needs \(generated): \(urls.joined(separator: " or ")) (\(ws)?token=\(token))\n")
       }
     }
 
