@@ -80,3 +80,26 @@ import Testing
     #expect(read(&ring, &reader, dropped: &dropped) == "12345678")
   }
 }
+
+/// After lines were lost, a reader of loud lines gets the first line
+/// still held even when it is quiet: a report lists every touch still
+/// down, so the reader learns of the touches that ended in what it lost.
+@Suite struct LineRingResyncTests {
+  @Test func aLossIsFollowedByTheNextLineEvenWhenQuiet() {
+    var ring = LineRing(bytes: 1 << 16, lines: 2)
+    var cursor = ring.end
+    var dropped: UInt64 = 0
+    #expect(append(&ring, "touch 1 began"))
+    #expect(append(&ring, "touch 1 moved"))
+    #expect(append(&ring, "touch 1 ended"))
+    for i in 0..<3 { #expect(append(&ring, "quiet \(i)", loud: false)) }
+    // The ring holds the last two lines, both quiet: the touch's end was lost.
+    #expect(read(&ring, &cursor, loudOnly: true, dropped: &dropped) == "quiet 1")
+    #expect(dropped == 3)
+    #expect(read(&ring, &cursor, loudOnly: true, dropped: &dropped) == nil, "then loud lines only again")
+    // Nothing lost: quiet lines stay unread.
+    var other = ring.end
+    #expect(append(&ring, "quiet 3", loud: false))
+    #expect(read(&ring, &other, loudOnly: true, dropped: &dropped) == nil)
+  }
+}

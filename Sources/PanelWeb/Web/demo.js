@@ -8,8 +8,11 @@ window.forcePanel = panel;
 const $ = (s) => document.querySelector(s);
 const connection = $("#connection");
 panel.addEventListener("open", () => { connection.textContent = "live"; connection.className = "on"; });
+// Closed: the reason the server gave (1000 "stream ended"), kept while
+// the library tries again.
 panel.addEventListener("close", (e) => {
-  connection.textContent = e.code === 1000 ? e.reason || "closed" : "reconnecting";
+  if (e.code === 1000) connection.textContent = e.reason || "closed";
+  else if (connection.className !== "off") connection.textContent = "reconnecting";
   connection.className = "off";
 });
 panel.addEventListener("error", (e) => log(`panel: ${e.message}`));
