@@ -60,9 +60,10 @@ host_venv() {
 }
 
 # The browser of the web checks (Tests/host/test_serve_browser.py): Debian's
-# Chromium and its WebDriver, driven by Selenium from the venv.
+# Chromium and its WebDriver, driven by Selenium from the venv; and
+# TypeScript's compiler for forcepanel.d.ts (test_serve_types.py).
 browser_deps() {
-  apt_need chromium chromium-driver
+  apt_need chromium chromium-driver node-typescript
 }
 
 # The toolchain's own LLVM tools (ld.lld, clang, llvm-objdump) beside swiftc.

@@ -40,6 +40,7 @@ import Testing
   }
 
   @Test func messagesSplitIntoNumberedLines() {
+    // CRLF and LF end lines; a terminator at the end starts none; "" is one line.
     func lines(_ s: String) -> [String] { ControlText.lines(Array(s.utf8)).map { String(decoding: $0, as: UTF8.self) } }
     #expect(lines("a\r\nb\r\n") == ["a", "b"])
     #expect(lines("a\nb") == ["a", "b"])
