@@ -57,6 +57,13 @@ package struct ClientItems: Sendable {
   /// The scope of a client's item names: `ws#3/`.
   package static func scope(_ client: ClientHandle) -> String { "\(ControlReply.source(client))/" }
 
+  /// Whether a name is in some client's scope (`ws#DIGITS/...`).
+  package static func isScoped(_ name: String) -> Bool {
+    guard name.hasPrefix("ws#") else { return false }
+    let digits = name.utf8.dropFirst(3).prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    return !digits.isEmpty && name.utf8.dropFirst(3 + digits.count).first == UInt8(ascii: "/")
+  }
+
   /// Reads `list` (`[{name = "...", x_mm = ..., ...}, ...]`, the keys of a
   /// regions file's `[[item]]`) for `board`'s panel; `source` and `line`
   /// place errors. Throws only when the list as a whole cannot be read
@@ -168,16 +175,19 @@ package struct ClientItems: Sendable {
 }
 
 extension RegionMap {
-  /// The first `count` items of the map (the layer beneath the clients').
-  package func prefix(_ count: Int) -> RegionMap {
-    guard let c = compiled, count < c.items.count else { return self }
+  /// The map's items for which `keep` holds, in order (the server's own
+  /// items beneath the clients' layers).
+  package func keeping(_ keep: (RegionItem) -> Bool) -> RegionMap {
+    guard let c = compiled else { return self }
+    let kept = c.items.indices.filter { keep(c.items[$0]) }
+    if kept.count == c.items.count { return self }
     return RegionMap.concatenating(
       [RegionMap(
         panelWidth_mm: panelWidth_mm, panelHeight_mm: panelHeight_mm,
         compiled: .init(
-          name: c.name, nameJSON: c.nameJSON, file: c.file, items: Array(c.items.prefix(count)),
-          placements: Array(c.placements.prefix(count)), rects: Array(c.rects.prefix(count)),
-          traitTable: Array(c.traitTable.prefix(count)), fragments: Array(c.fragments.prefix(count)),
+          name: c.name, nameJSON: c.nameJSON, file: c.file, items: kept.map { c.items[$0] },
+          placements: kept.map { c.placements[$0] }, rects: kept.map { c.rects[$0] },
+          traitTable: kept.map { c.traitTable[$0] }, fragments: kept.map { c.fragments[$0] },
           background: c.background, warnings: []))],
       over: self)
   }

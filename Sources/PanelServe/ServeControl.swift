@@ -23,11 +23,8 @@ struct ServeControl {
   var started = false
   /// The clients' layers, by client id (oldest first).
   var layers: [(client: Int, map: RegionMap)] = []
-  /// How many items at the bottom of the panel's map are the server's own.
-  var baseCount = 0
   /// `Interaction.regionsVersion` once the composed map was put in place:
-  /// another version means someone else (`--control`) replaced the map,
-  /// which is then the new base.
+  /// another version means someone else (`--control`) changed the map.
   var composedVersion: UInt64?
 
   init(hub: ServeHub, board: Board) {
@@ -112,11 +109,11 @@ struct ServeControl {
   }
 
   /// The server's items with the clients' layers over them, the oldest
-  /// client's on top.
+  /// client's on top. The server's own are the map's items in no client's
+  /// scope: whoever changed the map since (`--control`: a new map, new
+  /// quick actions) changed those.
   mutating func compose(_ interaction: inout Interaction) {
-    let current = interaction.regions
-    let base = interaction.regionsVersion == composedVersion ? current.prefix(baseCount) : current
-    baseCount = base.items.count
+    let base = interaction.regions.keeping { !ClientItems.isScoped($0.name) }
     let map = RegionMap.concatenating([base] + layers.reversed().map(\.map), over: base)
     interaction.replaceRegions(map)
     composedVersion = interaction.regionsVersion

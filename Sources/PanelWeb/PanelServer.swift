@@ -23,15 +23,18 @@ public struct ServeError: Error, Sendable, CustomStringConvertible {
 /// The HTTP and WebSocket server of `panelctl serve` (Hummingbird 2 over
 /// SwiftNIO, on its own threads):
 ///
-/// - `GET /` the dashboard, `/forcepanel.js` the client library, `/demo`
-///   the demo page (`WebFiles`, compiled in);
+/// - `GET /` the dashboard, `/forcepanel.js` the client library (and its
+///   classic script and declarations), `/demo` the demo page (`WebFiles`,
+///   compiled in); `/app/...` the folder of `--static` (`StaticFolder`);
 /// - `GET /panel.json` the board, thresholds and calibration (`PanelInfo`),
-///   `GET /status.json` frame rate, health and clients (`ServeStatus`);
+///   `GET /status.json` frame rate, health and clients (`ServeStatus`),
+///   `GET /metrics` the same for Prometheus (`PanelMetrics`);
 /// - `GET /ws` a WebSocket: one text message per report line (`/ws?idle=1`
 ///   every frame, `/ws?image=1` every frame with its force image); what a
 ///   client sends are control lines, answered one by one (`ControlReply`).
 ///
-/// Access is `ServeAccess`'s; how many connections, and how long each may
+/// Every request meets `Site` first (the `Host` check, HEAD, 405, 404,
+/// CORS). Access is `ServeAccess`'s; how many connections, and how long each may
 /// take, `ConnectionPolicy`'s (every connection passes a `ConnectionGuard`
 /// first). The scan loop never waits for the server: it hands each report
 /// to the hub (`ServeSink`), which every client reads at its own pace.

@@ -108,11 +108,20 @@ import Testing
       from: first, number: n)
     frame(4000)
     #expect(interaction.regions.items.first { $0.name == "ws#1/icon" }?.quickActions.map(\.title) == ["New"])
+    // The server's own items change (a `--control` line): the pages'
+    // layers go on over the new ones at the next frame.
+    interaction.replaceRegions(
+      try RegionMap(
+        items: [RegionItem(name: "other", x_mm: 0, y_mm: 60, width_mm: 160, height_mm: 20, peek: true, pop: true)],
+        panelWidth_mm: board.width_mm, panelHeight_mm: board.height_mm))
+    frame(4500)
+    #expect(names() == ["other", "ws#2/row", "ws#1/icon", "ws#1/shared"])
     // The first page leaves: its items go, the others stay.
     hub.gone(first)
     hub.leave(first)
     frame(5000)
-    #expect(names() == ["base", "ws#2/row"])
+    #expect(names() == ["other", "ws#2/row"])
     #expect(hit(70, 20) == nil)
+    #expect(ClientItems.isScoped("ws#12/row") && !ClientItems.isScoped("ws#/row") && !ClientItems.isScoped("ws#1x/row"))
   }
 }

@@ -14,6 +14,8 @@ import Testing
       (["--wait-clients", "5", "--max-clients", "4"], "--wait-clients must be 0...4"),
       (["--max-connections", "40"], "--max-connections must be 80...65536 (--max-clients + 16)"),
       (["--hostname", "panel.example.org:8080"], "--hostname takes a name without port or scheme"),
+      (["--allow-origin", "localhost:3000"], "--allow-origin \"localhost:3000\" is not an origin: it starts with http://"),
+      (["--allow-origin", "*"], "--allow-origin \"*\" would let every site's pages use the panel"),
     ] {
       let r = try Panelctl.run(["serve", "--board", "boards/sim-plate4.toml", "--frames", "1"] + arguments)
       BadInputTests.expectOneLineError(r, contains: [message], status: 64)
@@ -25,13 +27,18 @@ import Testing
     BadInputTests.expectOneLineError(r, contains: ["cannot listen on 192.0.2.1:8080"])
   }
 
+  @Test func aStaticFolderThatIsNotOneIsOneLine() throws {
+    let r = try Panelctl.run(["serve", "--board", "boards/sim-plate4.toml", "--frames", "1", "--static", "boards/sim-plate4.toml"])
+    BadInputTests.expectOneLineError(r, contains: ["--static boards/sim-plate4.toml: not a folder"])
+  }
+
   @Test func theBoardOptionsAreStreams() throws {
     let stream = try Panelctl.run(["stream", "--board", "boards/none.toml", "--frames", "1"])
     let serve = try Panelctl.run(["serve", "--board", "boards/none.toml", "--frames", "1"])
     #expect(serve.status == stream.status && serve.status == 1)
     #expect(serve.stderr == stream.stderr)
     let help = try Panelctl.run(["serve", "--help"]).stdout
-    for option in ["--scenario", "--regions", "--control", "--sensitivity", "--force-touch", "--uncalibrated", "--calibration", "--listen", "--token", "--allow-origin", "--hostname", "--max-connections"] {
+    for option in ["--scenario", "--regions", "--control", "--sensitivity", "--force-touch", "--uncalibrated", "--calibration", "--listen", "--token", "--allow-origin", "--hostname", "--static", "--max-connections"] {
       #expect(help.contains(option), "\(option) missing from serve --help")
     }
   }

@@ -113,30 +113,17 @@ export interface TouchFields {
 }
 
 /** `forcetouchstart`, `forcetouchmove`, `forcetouchend`, `forcetouchcancel`. */
-export declare class ForceTouchEvent extends Event implements TouchFields {
+export declare class ForceTouchEvent extends Event {
   constructor(type: string, fields: TouchFields, coalesced?: ForceTouchEvent[] | null);
-  touchId: number;
-  clientX: number;
-  clientY: number;
-  xMM: number;
-  yMM: number;
-  force: number;
-  maximumPossibleForce: number;
-  pressure: number;
-  forceN: number;
-  stage: Stage;
-  progress: number;
-  phase: Phase;
-  item: string | null;
-  frame: number | null;
-  tUs: number | null;
   /** Every report of the touch this event stands for, oldest first. */
   getCoalescedEvents(): ForceTouchEvent[];
 }
+/** Its fields (declaration merging: the class has every field of `TouchFields`). */
+export interface ForceTouchEvent extends TouchFields {}
 
 /** `peek`, `pop`, `peekcancel`, `peekactionskept`, `quickactions`,
  * `longpress`, `livephoto`, `livephotoend`, `editmenu`. */
-export declare class ForcePanelEvent extends Event implements Partial<TouchFields> {
+export declare class ForcePanelEvent extends Event {
   constructor(type: string, fields: object);
   touchId: number;
   item: string | null;
@@ -147,15 +134,9 @@ export declare class ForcePanelEvent extends Event implements Partial<TouchField
   from: string | null;
   frame: number;
   tUs: number;
-  force?: number;
-  maximumPossibleForce?: number;
-  pressure?: number;
-  forceN?: number;
-  stage?: Stage;
-  progress?: number;
-  clientX?: number;
-  clientY?: number;
 }
+/** With the touch's fields when the event is about a touch still known. */
+export interface ForcePanelEvent extends Partial<Omit<TouchFields, "touchId" | "item" | "frame" | "tUs">> {}
 
 export declare const EVENT_NAMES: Readonly<Record<string, string>>;
 export declare const ATTRIBUTES: Readonly<Record<string, string>>;
@@ -245,7 +226,8 @@ export declare class ForcePanel extends EventTarget {
 }
 
 declare global {
-  interface HTMLElementEventMap {
+  /** The events forcepanel.js dispatches on elements (they bubble to the document). */
+  interface ForcePanelElementEventMap {
     forcetouchstart: ForceTouchEvent;
     forcetouchmove: ForceTouchEvent;
     forcetouchend: ForceTouchEvent;
@@ -260,13 +242,6 @@ declare global {
     livephotoend: ForcePanelEvent;
     editmenu: ForcePanelEvent;
   }
-  interface DocumentEventMap {
-    forcetouchstart: ForceTouchEvent;
-    forcetouchmove: ForceTouchEvent;
-    forcetouchend: ForceTouchEvent;
-    forcetouchcancel: ForceTouchEvent;
-    peek: ForcePanelEvent;
-    pop: ForcePanelEvent;
-    quickactions: ForcePanelEvent;
-  }
+  interface HTMLElementEventMap extends ForcePanelElementEventMap {}
+  interface DocumentEventMap extends ForcePanelElementEventMap {}
 }
