@@ -6,7 +6,11 @@
 /// - untouched, the baseline follows the delta slowly, and faster down
 ///   where the cell's recent mean is clearly (one noise) below it (both
 ///   first-order, 2^-shift per frame), so temperature and creep are
-///   followed but a press is not absorbed, and noise leaves no bias;
+///   followed but a press is not absorbed, and noise leaves no bias. The
+///   frames' deltas are summed, and the baseline moves by the sum once
+///   every `BaselineRules.period` frames (the cell's tick, `ForcePipeline`
+///   staggers the cells' ticks): the same first-order follow, at an
+///   eighth of the work;
 /// - a delta below minus the re-seed level for a run of frames moves the
 ///   baseline at once, by the run's mean delta (the panel was seeded or
 ///   parked with a load on it);
@@ -27,19 +31,18 @@
 /// stops: a force panel's thermal drift can outrun any such band, and a
 /// force held below the touch threshold for seconds is drift, not a touch.
 public struct Baseline: Sendable {
-  // Fields in order of alignment, 64-bit first: no padding (72 bytes).
+  // Fields in order of alignment, 64-bit first: no padding (64 bytes).
   /// The baseline at the reference temperature, Q47.16 counts: the chosen
   /// candidate's.
   public var level: Counts_Q16
   /// The deltas of the frames below minus the re-seed level, summed (Q16
   /// counts), ...
   var runSum: Int64 = 0
-  /// The other candidates follow once a period (`BaselineRules.period`
-  /// quiet frames), from sums: the chosen level's movement since the
-  /// period began, and the samples' deltas from where the level stood
-  /// then, summed (Q16 counts).
-  var pendingMove: Int64 = 0
-  var pendingDelta: Int64 = 0
+  /// Since the last tick, the drifting frames' deltas from `level`,
+  /// summed (Q16 counts): those within the cell's noise (`quiet`: every
+  /// candidate follows them) and the others (the board's rate only).
+  var quietSum: Int64 = 0
+  var loudSum: Int64 = 0
   /// ... and how many frames that has lasted.
   var negativeRun: Int32 = 0
   /// Candidate `j` follows at 4^j times the board's rate; its level is
@@ -57,8 +60,8 @@ public struct Baseline: Sendable {
   var scored: UInt16 = 0
   /// The candidate `level` is (its offset is 0).
   public internal(set) var chosen: UInt8 = 0
-  /// Frames of the current period so far.
-  var pending: UInt8 = 0
+  /// Quiet frames in `quietSum`.
+  var quietFrames: UInt8 = 0
 
   public init(level: Counts_Q16 = Counts_Q16(rawValue: 0)) {
     self.level = level
@@ -80,12 +83,12 @@ public struct Baseline: Sendable {
     restartPeriod()
   }
 
-  /// Drops the period's sums (the level moved at once).
+  /// Drops the sums since the last tick (the level moved at once).
   @inline(__always)
   mutating func restartPeriod() {
-    pending = 0
-    pendingMove = 0
-    pendingDelta = 0
+    quietSum = 0
+    loudSum = 0
+    quietFrames = 0
   }
 
   /// Moves the baseline at once by `counts` (Q16), its snapshots with it:
@@ -93,8 +96,8 @@ public struct Baseline: Sendable {
   @inline(__always)
   public mutating func move(by counts: Int64) {
     level.rawValue &+= counts
-    recent = Baseline.snapshotValue((Int64(recent) << 8) &+ counts)
-    earlier = Baseline.snapshotValue((Int64(earlier) << 8) &+ counts)
+    recent = Baseline.snapshotValue((Int64(recent) &<< 8) &+ counts)
+    earlier = Baseline.snapshotValue((Int64(earlier) &<< 8) &+ counts)
     restartPeriod()
   }
 
@@ -106,7 +109,7 @@ public struct Baseline: Sendable {
   func withinWander(_ delta: Int64, rules: BaselineRules) -> Bool {
     guard rules.candidates > 1 else { return false }
     // 3 deviations = 3 sqrt(pi/2) = 3.76 mean absolute errors.
-    let band = (Int64(errors[0]) &* 15) >> 2
+    let band = (Int64(errors[0]) &* 15) &>> 2
     return delta <= band && delta >= 0 &- band
   }
 
@@ -123,7 +126,7 @@ public struct Baseline: Sendable {
   /// wandering cell's fast rate, a few mN on every press).
   @inline(__always)
   mutating func rollBack() {
-    level.rawValue = Int64(earlier) << 8
+    level.rawValue = Int64(earlier) &<< 8
     recent = earlier
     restartPeriod()
   }
@@ -134,9 +137,14 @@ public typealias CandidateArray<Element> = InlineArray<3, Element>
 
 /// The baseline rules in frame units, derived from `CoreConfiguration`.
 public struct BaselineRules: Sendable {
-  /// Quiet frames per candidate update and score (their work is a
-  /// cell's largest per frame; the chosen level follows every frame).
-  static let period: UInt8 = 4
+  /// Frames between a cell's ticks: its baseline moves by the frames'
+  /// sums, its candidates are scored, its noise is measured. (The work of
+  /// a tick is a cell's largest; the cells' ticks are staggered, so a
+  /// frame does an eighth of them.)
+  public static let period = 8
+  /// log2 of `period`: an average over the ticks takes this much less
+  /// shift than one over the frames for the same time constant.
+  public static let periodShift = 3
   /// Most candidate rates a cell compares (the board's and up to 16 times it).
   public static let maxCandidates = CandidateArray<Int64>.count
   public var upShift: Int
@@ -146,13 +154,13 @@ public struct BaselineRules: Sendable {
   /// Candidate rates: the board's `upShift` and faster ones, down to
   /// `driftMin_ms`.
   public var candidates: Int
-  /// The prediction errors' average (2^-scoreShift per period: four noise
+  /// The prediction errors' average (2^-scoreShift per tick: four noise
   /// windows, so that candidates a few tenths of a percent apart are told
   /// apart) ...
   public var scoreShift: Int
-  /// ... and how many periods are scored before the first change of rate
+  /// ... and how many ticks are scored before the first change of rate
   /// (a quarter of a noise window: until four windows have passed the
-  /// scores are running means of every period so far).
+  /// scores are running means of every tick so far).
   public var scoreFrames: UInt16
 
   public init(_ c: CoreConfiguration) {
@@ -162,13 +170,13 @@ public struct BaselineRules: Sendable {
     reseedFrames = Int32(max(1, c.reseedFrames))
     let fastest = BaselineRules.shift(frames: c.frames(c.driftMin_ms))
     candidates = min(BaselineRules.maxCandidates, max(1, (upShift - fastest) / 2 + 1))
-    // Scored once a period (4 frames): four noise windows are as many
-    // periods as one window has frames.
-    // (At most 2^15 periods, what `Baseline.scored` counts: a noise
-    // window of 65 s at 500 frames/s.)
-    let window = min(15, max(2, BaselineRules.shift(frames: c.frames(c.noiseWindow_ms))))
-    scoreShift = window
-    scoreFrames = UInt16(1) << UInt16(max(0, window - 4))
+    // Scored once a tick (`period` frames): four noise windows are
+    // 2^(window + 2 - periodShift) ticks, a quarter of one
+    // 2^(window - 2 - periodShift). (At most 2^15 ticks, what
+    // `Baseline.scored` counts.)
+    let window = BaselineRules.shift(frames: c.frames(c.noiseWindow_ms))
+    scoreShift = min(15, max(1, window + 2 - BaselineRules.periodShift))
+    scoreFrames = UInt16(1) << UInt16(min(15, max(0, window - 2 - BaselineRules.periodShift)))
   }
 
   /// The shift whose first-order time constant is closest to `frames`.
@@ -180,131 +188,108 @@ public struct BaselineRules: Sendable {
 
   /// Candidate `j`'s shift: the board's rate times 4^j (a factor of two
   /// from the best rate costs about an eighth more baseline error, and
-  /// each candidate costs every untouched cell its work once a period),
+  /// each candidate costs every untouched cell its work once a tick),
   /// and never slower than the fast downward rate while `falling`.
   @inline(__always)
-  func shift(_ j: Int, falling: Bool) -> Int64 {
-    let s = max(upShift - 2 * j, 0)
-    return Int64(falling ? min(s, downShift) : s)
+  func shift(_ j: Int, falling: Bool) -> Int {
+    let s = max(upShift &- 2 &* j, 0)
+    return falling ? min(s, downShift) : s
   }
 }
 
 extension Baseline {
-  /// One untouched frame (`Sample`); `reseedLevel` (mN Q10) is this
-  /// cell's (the board's, or its noise's multiple if larger). Returns true
-  /// when the baseline was re-seeded.
+  /// One frame of a cell that is not held by a contact (`delta`, Q16
+  /// counts, and its force): a re-seed run, or, when the cell `drift`s,
+  /// its delta into the sums (`quiet`: within three noises, which every
+  /// candidate follows). `reseedLevel` (mN Q10) is this cell's (the
+  /// board's, or its noise's multiple if larger). Returns true when the
+  /// baseline was re-seeded.
   @inline(__always)
-  mutating func track(_ sample: Sample, rules: BaselineRules, reseedLevel: Int32) -> Bool {
-    let delta = sample.delta
-    if sample.force.rawValue < -reseedLevel {
+  mutating func track(
+    delta: Int64, force: Force_mN, quiet: Bool, drift: Bool, rules: BaselineRules, reseedLevel: Int32
+  ) -> Bool {
+    if force.rawValue < 0 &- reseedLevel {
       // Far below the baseline: only a sustained run re-seeds it, by the
       // run's mean (one noisy sample would leave its noise in the
       // baseline); a sample that slipped past the spike filter must not
       // drag it down.
       negativeRun &+= 1
       runSum &+= delta
-      if negativeRun >= rules.reseedFrames {
-        move(by: runSum / Int64(negativeRun))
-        negativeRun = 0
-        runSum = 0
-        return true
-      }
-      return false
+      guard negativeRun >= rules.reseedFrames else { return false }
+      move(by: runSum / Int64(negativeRun))
+      negativeRun = 0
+      runSum = 0
+      return true
     }
-    negativeRun = 0
-    runSum = 0
-    guard sample.drift else { return false }
-    follow(sample, rules: rules)
+    if negativeRun != 0 { freeze() }
+    guard drift else { return false }
+    if quiet {
+      quietSum &+= delta
+      quietFrames &+= 1
+    } else {
+      loudSum &+= delta
+    }
     return false
   }
 
-  /// What one untouched frame tells the baseline.
-  struct Sample: Sendable {
-    /// The filtered sample minus the effective baseline, Q16 counts: what
-    /// the baseline follows ...
-    var delta: Int64
-    /// ... and the unfiltered one, what the candidates are scored on (its
-    /// noise is independent of every earlier sample's; the median filter's
-    /// outputs are not, and would favour the fastest rate on white noise).
-    var raw: Int64
-    /// `delta`'s calibrated force.
-    var force: Force_mN
-    /// The cell's recent mean is clearly below the baseline: it drifts at
-    /// the fast downward rate, otherwise at the slow one.
-    var falling: Bool
-    /// It reads within three noises: only then may a faster candidate rate
-    /// follow it.
-    var quiet: Bool
-    /// False while the cell is held (during the hold after a release,
-    /// unless it reads within its noise or wander).
-    var drift: Bool
-  }
-
-  /// Moves every candidate toward the filtered sample, scores each on
-  /// the unfiltered one, and changes to a candidate whose score is better
-  /// by more than 1/512. (On white noise the board's rate scores better
-  /// than 16 times it by about 1/256, and the scores' own spread over four
-  /// noise windows is about 1/800: a cell whose seeding error made a fast
-  /// rate look better comes back.) A sample beyond the cell's noise (not
-  /// `quiet`: a finger's edge or tail, a light load) is followed at the
-  /// board's rate only and scores nothing: the faster rates are for what
-  /// looks like the cell's own wander. Deltas are bounded by the 24-bit
-  /// counts (Q16): no overflow.
+  /// The cell's tick (every `BaselineRules.period` frames): the level
+  /// follows the frames' sums, the quiet ones at the chosen candidate's
+  /// rate and the others at the board's; the other candidates follow the
+  /// quiet ones at their rates; when this frame is quiet (`raw`, the
+  /// unfiltered sample's delta from `level`, non-nil) every candidate is
+  /// first scored on it, and the cell changes to a candidate whose score
+  /// is better by more than 1/512. (On white noise the board's rate scores
+  /// better than 16 times it by about 1/256, and the scores' own spread
+  /// over four noise windows is about 1/800: a cell whose seeding error
+  /// made a fast rate look better comes back.) Scored on the unfiltered
+  /// sample: its noise is independent of every earlier sample's (the
+  /// median filter's outputs are not, and would favour the fastest rate on
+  /// white noise). A sample beyond the cell's noise (a finger's edge or
+  /// tail, a light load) is followed at the board's rate only and scores
+  /// nothing: the faster rates are for what looks like the cell's own
+  /// wander. `falling`: the cell's recent mean is clearly below the
+  /// baseline, so it follows at the fast downward rate. Deltas are bounded
+  /// by the 24-bit counts (Q16): no overflow.
   @inline(__always)
-  mutating func follow(_ sample: Sample, rules: BaselineRules) {
-    let e = sample.delta
-    let falling = sample.falling
+  mutating func tick(raw: Int64?, falling: Bool, rules: BaselineRules) {
     let count = min(rules.candidates, BaselineRules.maxCandidates)
-    guard sample.quiet && count > 1 else {
-      level.rawValue &+= e &>> rules.shift(0, falling: falling)
-      return
-    }
-    let step = e &>> rules.shift(Int(chosen), falling: falling)
-    pending &+= 1
-    if pending < BaselineRules.period {
-      // The other candidates wait for the period's end: only its sums.
-      level.rawValue &+= step
-      pendingDelta &+= e &+ pendingMove
-      pendingMove &+= step
-      return
-    }
-    // The period's last frame: every candidate is scored on it (each as it
-    // stood before it, the chosen one at `level`, the others where they
-    // were when the period began) ...
-    if scored < UInt16.max { scored &+= 1 }
-    // A running mean over the first frames, then the score window's average.
-    let s = Int64(min(rules.scoreShift, 15 - scored.leadingZeroBitCount))
     let c = Int(chosen)
+    let n = Int64(quietFrames)
+    let sum = quietSum
+    let move = Shift64.right(sum, rules.shift(c, falling: falling))
+    level.rawValue &+= move &+ Shift64.right(loudSum, rules.shift(0, falling: falling))
+    restartPeriod()
+    guard count > 1 else { return }
     var best = c
-    for j in 0..<count {
-      let offset = j == c ? 0 : Int64(offsets[j]) &- pendingMove
-      let rj = sample.raw &- offset
-      var miss = rj < 0 ? 0 &- rj : rj
-      // A sample far beyond the score (a press building up) counts as 8 of it.
-      let score = Int64(errors[j])
-      let ceiling = (score &* 8) &+ (16 << 16)
-      if miss > ceiling { miss = ceiling }
-      errors[j] = Saturating.int32(score &+ ((miss &- score) &>> s))
+    if let raw {
+      // Every candidate scored as it stood before this tick.
+      if scored < UInt16.max { scored &+= 1 }
+      // A running mean over the first ticks, then the score window's average.
+      let s = min(rules.scoreShift, 15 &- scored.leadingZeroBitCount)
+      for j in 0..<count {
+        let rj = raw &- (j == c ? 0 : Int64(offsets[j]))
+        var miss = rj < 0 ? 0 &- rj : rj
+        // A sample far beyond the score (a press building up) counts as 8 of it.
+        let score = Int64(errors[j])
+        let ceiling = (score &* 8) &+ (16 << 16)
+        if miss > ceiling { miss = ceiling }
+        errors[j] = Saturating.int32(score &+ Shift64.right(miss &- score, s))
+      }
     }
-    // ... then follows the period's samples: the chosen one frame by frame,
-    // the others at once by their sum (a candidate pulled by 2^-shift of
-    // the sum of its distances from the period's samples, as four steps
-    // would pull it to within 4 x 2^-shift).
-    level.rawValue &+= step
-    let sum = pendingDelta &+ e &+ pendingMove
-    pendingMove &+= step
-    let n = Int64(pending)
+    // The others follow the quiet frames at once by their sum (a candidate
+    // pulled by 2^-shift of the sum of its distances from the samples, as
+    // n frames one by one would pull it to within n x 2^-shift), and keep
+    // their place as `level` moves.
     for j in 0..<count where j != c {
       let offset = Int64(offsets[j])
-      let pull = (sum &- n &* offset) &>> rules.shift(j, falling: falling)
-      offsets[j] = Saturating.int32(offset &+ pull &- pendingMove)
+      let pull = n == 0 ? 0 : Shift64.right(sum &- n &* offset, rules.shift(j, falling: falling))
+      offsets[j] = Saturating.int32(offset &+ pull &- move)
       if errors[j] < errors[best] { best = j }
     }
-    pending = 0
-    pendingDelta = 0
-    pendingMove = 0
     let current = errors[c]
-    guard best != c, scored >= rules.scoreFrames, errors[best] < current &- (current >> 9) else { return }
+    guard raw != nil, best != c, scored >= rules.scoreFrames, errors[best] < current &- (current &>> 9) else {
+      return
+    }
     let moved = offsets[best]
     level.rawValue &+= Int64(moved)
     for j in 0..<count { offsets[j] = Saturating.int32(Int64(offsets[j]) &- Int64(moved)) }

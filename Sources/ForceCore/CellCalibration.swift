@@ -82,7 +82,11 @@ public struct CellConversion: Sendable {
   public var linearity_Q60: Int64
   /// |F1| in mN Q20 below which the quadratic term is under 1/8 LSB and is
   /// skipped: the common case of an untouched cell.
-  public var linearSkip_Q20: Int64
+  public var linearSkip_Q20: Int64 {
+    didSet { linearSkip32 = Saturating.int32(linearSkip_Q20) }
+  }
+  /// `linearSkip_Q20` as 32 bits, for a 32-bit |F1| (saturated).
+  var linearSkip32: Int32
   /// The temperature `scale_Q40` was computed for (`CellCalibration.retune`).
   public var spanTemperature: Temperature_C
   /// How far the temperature moves before the scale is recomputed: 1/16
@@ -98,6 +102,7 @@ public struct CellConversion: Sendable {
     self.scale_Q40 = scale_Q40
     self.linearity_Q60 = linearity_Q60
     self.linearSkip_Q20 = linearSkip_Q20
+    self.linearSkip32 = Saturating.int32(linearSkip_Q20)
     self.spanTemperature = spanTemperature
   }
 
@@ -106,16 +111,38 @@ public struct CellConversion: Sendable {
   /// the result is rounded once.
   @inline(__always)
   public func force(delta: Counts_Q16) -> Force_mN {
-    // counts Q16 * mN/count Q40 >> 36 = mN Q20
-    let f1 = Saturating.multiplyShift(delta.rawValue, scale_Q40, 36)
-    if f1 < linearSkip_Q20 && f1 > -linearSkip_Q20 {
-      return Force_mN(rawValue: Saturating.int32(Saturating.roundingShift(f1, 10)))
+    // counts Q16 * mN/count Q40 >> 36 = mN Q20. A delta within 32 768
+    // counts (every untouched cell, most presses) is 32 bits, and so is
+    // its linear force up to 2 N: the common case in 32-bit operations.
+    if let d = Saturating.narrow(delta.rawValue) {
+      let f1 = Saturating.multiplyShift(narrow: d, scale_Q40, 36)
+      if let f = Saturating.narrow(f1), f < linearSkip32 && f > 0 &- linearSkip32 {
+        return Force_mN(rawValue: (f &>> 10) &+ ((f &>> 9) & 1))
+      }
+      return CellConversion.rounded(f1, linearSkip_Q20, linearity_Q60)
     }
+    return CellConversion.rounded(Saturating.multiplyShift(delta.rawValue, scale_Q40, 36), linearSkip_Q20, linearity_Q60)
+  }
+
+  /// The force for the linear force `f1` (mN Q20): with its quadratic
+  /// term unless |f1| is under `linearSkip`, rounded to mN Q10 and
+  /// saturated.
+  @inline(never)
+  static func rounded(_ f1: Int64, _ linearSkip_Q20: Int64, _ linearity_Q60: Int64) -> Force_mN {
+    if f1 < linearSkip_Q20 && f1 > -linearSkip_Q20 {
+      return Force_mN(rawValue: Saturating.roundingShift32(f1, 10))
+    }
+    return Force_mN(rawValue: Saturating.roundingShift32(CellConversion.linearized(f1, linearity_Q60), 10))
+  }
+
+  /// `f1 * (1 + linearity * f1)`: the linear force (mN Q20) with its
+  /// quadratic term, saturated.
+  @inline(__always)
+  static func linearized(_ f1: Int64, _ linearity_Q60: Int64) -> Int64 {
     // mN Q20 * 1/mN Q60 >> 40 = dimensionless Q40
     let k = Saturating.multiplyShift(f1, linearity_Q60, 40)
     let correction = Saturating.multiplyShift(f1, k, 40)
-    let f = Saturating.add(f1, correction)
-    return Force_mN(rawValue: Saturating.int32(Saturating.roundingShift(f, 10)))
+    return Saturating.add(f1, correction)
   }
 }
 
@@ -134,9 +161,10 @@ extension CellCalibration {
   /// is the costliest arithmetic in the core, and the scale moves by
   /// tcSpan per degC (3e-4 on a typical cell: under 0.003 % of the force
   /// in 1/16 degC), while a temperature sensor's readings move in steps of
-  /// 1/256 degC, most frames one of them.
+  /// 1/256 degC, most frames one of them. (`mutating` only so that a
+  /// table's entry is read in place, not copied; nothing is modified.)
   @inline(__always)
-  public func retune(_ conversion: inout CellConversion, to temperature: Temperature_C) {
+  public mutating func retune(_ conversion: inout CellConversion, to temperature: Temperature_C) {
     conversion.zeroShift = zeroShift(at: temperature)
     let moved = Int64(temperature.rawValue) - Int64(conversion.spanTemperature.rawValue)
     guard moved >= Int64(CellConversion.spanStep_Q8) || moved <= -Int64(CellConversion.spanStep_Q8) else { return }
@@ -144,10 +172,20 @@ extension CellCalibration {
     conversion.spanTemperature = temperature
   }
 
+  /// Sets `conversion` to this cell's at `temperature` (in place: a
+  /// table's entry is read where it is).
+  public mutating func setConversion(_ conversion: inout CellConversion, at temperature: Temperature_C) {
+    conversion.zeroShift = zeroShift(at: temperature)
+    conversion.scale_Q40 = scale(at: temperature)
+    conversion.linearity_Q60 = linearity_Q60
+    conversion.linearSkip_Q20 = linearSkip_Q20
+    conversion.spanTemperature = temperature
+  }
+
   /// Counts added to the baseline at `temperature`, Q47.16.
   @inline(__always)
   func zeroShift(at temperature: Temperature_C) -> Counts_Q16 {
-    let dT = Int64(temperature.rawValue) - Int64(referenceTemperature.rawValue)  // Q8
+    let dT = Int64(temperature.rawValue) &- Int64(referenceTemperature.rawValue)  // Q8
     // counts Q32 * degC Q8 >> 24 = counts Q16
     return Counts_Q16(rawValue: Saturating.multiplyShift(tcZero_Q32, dT, 24))
   }

@@ -4,12 +4,17 @@
 /// The noise estimate is the mean absolute first difference of the raw
 /// samples (exponential average, weight 2^-6, steps far above the estimate
 /// clipped), which ignores slow drift; for white Gaussian noise
-/// sigma = 0.886 * mean|x[n] - x[n-1]|.
+/// sigma = 0.886 * mean|x[n] - x[n-1]|. The pipeline observes every frame
+/// while seeding, then one a tick.
 public struct CellFilter: Sendable {
   /// Mean |first difference| in counts, Q47.16.
   var meanAbsDifference: Int64 = 0
   var older: Int32 = 0
   var old: Int32 = 0
+  /// How far a sample may jump from the median before it counts as a
+  /// spike: 8 mean differences and 16 counts (kept with
+  /// `meanAbsDifference`, in 32 bits).
+  var spikeLimit: UInt32 = 16
   var primed = false
 
   public init() {}
@@ -17,11 +22,21 @@ public struct CellFilter: Sendable {
   /// The filtered sample for `raw`, and whether `raw` was a spike.
   @inline(__always)
   public mutating func filter(_ raw: Int32, medianOfThree: Bool) -> (value: Int32, spike: Bool) {
-    if !primed {
-      older = raw
-      old = raw
-      primed = true
-    }
+    if !primed { prime(raw) }
+    return filterPrimed(raw, medianOfThree: medianOfThree)
+  }
+
+  /// Starts the median's history at `raw` (the first sample).
+  @inline(__always)
+  mutating func prime(_ raw: Int32) {
+    older = raw
+    old = raw
+    primed = true
+  }
+
+  /// `filter` once primed.
+  @inline(__always)
+  mutating func filterPrimed(_ raw: Int32, medianOfThree: Bool) -> (value: Int32, spike: Bool) {
     let value: Int32
     if medianOfThree {
       let a = older
@@ -33,10 +48,13 @@ public struct CellFilter: Sendable {
     }
     older = old
     old = raw
-    // Counts are 24-bit and the estimate is bounded by them: no overflow.
-    let jump = Int64(raw) &- Int64(value)
-    let limit = ((meanAbsDifference &* 8) >> 16) &+ 16
-    return (value, jump > limit || jump < -limit)
+    return (value, CellFilter.distance(raw, value) > spikeLimit)
+  }
+
+  /// |a - b|, exact in 32 bits (under 2^32 for any two `Int32`s).
+  @inline(__always)
+  static func distance(_ a: Int32, _ b: Int32) -> UInt32 {
+    a >= b ? UInt32(bitPattern: a &- b) : UInt32(bitPattern: b &- a)
   }
 
   /// Adds the last sample's step to the noise estimate (call only while
@@ -45,11 +63,15 @@ public struct CellFilter: Sendable {
   @inline(__always)
   public mutating func observeNoise() {
     // The last step of the raw samples (`old` is the latest, `older` the one before).
-    var step = (Int64(old) &- Int64(older)) << 16
+    var step = (Int64(old) &- Int64(older)) &<< 16
     if step < 0 { step = 0 &- step }
     let ceiling = (meanAbsDifference &* 8) &+ (64 << 16)
     let difference = step > ceiling ? ceiling : step
-    meanAbsDifference &+= (difference &- meanAbsDifference) >> 6
+    meanAbsDifference &+= (difference &- meanAbsDifference) &>> 6
+    // (mad * 8) >> 16 + 16 (the estimate is under 2^49: mad * 8 cannot
+    // overflow), saturated: no two counts are further apart.
+    let limit = (meanAbsDifference &>> 13) &+ 16
+    spikeLimit = limit >= 0xFFFF_FFFF ? UInt32.max : UInt32(truncatingIfNeeded: limit)
   }
 
   /// Estimated noise (one standard deviation) in counts, Q47.16.

@@ -22,27 +22,27 @@
 public struct ContactFinder: Sendable {
   // The geometry, unpacked: reading a large struct's fields in the frame
   // path can copy the whole struct.
-  var cellX: CellArray<Length_um>
-  var cellY: CellArray<Length_um>
-  let cellCount: Int
-  let width: Int64
-  let height: Int64
+  var cellX: CellArray<Length_um> = CellArray(repeating: .zero)
+  var cellY: CellArray<Length_um> = CellArray(repeating: .zero)
+  var cellCount = 0
+  var width: Int64 = 0
+  var height: Int64 = 0
   /// Grid shape; `columns == 0` for a plate on supports.
-  let columns: Int
-  let rows: Int
-  let pitch: Int64
-  let release: Int32
-  let mergeSaddle_Q8: Int32
-  let mergeDipNoise_Q8: Int64
-  var spreading: InlineArray<13, Int32>
-  let spreadingKnown: Bool
-  var bias: InlineArray<17, Int32>
-  let radius: Int
-  let captureScale_Q16: Int64
-  let captureSlope_Q16: Int64
-  let cellFloor: Force_mN
-  let interpolation: PeakInterpolation
-  let maxContacts: Int
+  var columns = 0
+  var rows = 0
+  var pitch: Int64 = 0
+  var release: Int32 = 0
+  var mergeSaddle_Q8: Int32 = 0
+  var mergeDipNoise_Q8: Int64 = 0
+  var spreading: InlineArray<13, Int32> = InlineArray(repeating: 0)
+  var spreadingKnown = false
+  var bias: InlineArray<17, Int32> = InterpolationBias.identity
+  var radius = 1
+  var captureScale_Q16: Int64 = 65536
+  var captureSlope_Q16: Int64 = 0
+  var cellFloor = Force_mN.zero
+  var interpolation = PeakInterpolation.gaussian
+  var maxContacts = 0
   // Scratch for one frame, sized at compile time.
   var peaks: InlineArray<16, Int16> = InlineArray(repeating: 0)
   var peakCount = 0
@@ -57,15 +57,23 @@ public struct ContactFinder: Sendable {
   var nearNoise: InlineArray<16, Int64> = InlineArray(repeating: 0)
   var nearNoise2: InlineArray<16, Int64> = InlineArray(repeating: 0)
 
+  /// A finder for no panel (no cells), to be set up in place with `setUp`.
+  public init() {}
+
   public init(geometry: PanelGeometry, configuration c: CoreConfiguration) {
-    cellX = geometry.cellX
-    cellY = geometry.cellY
+    var g = geometry
+    setUp(geometry: &g, configuration: c)
+  }
+
+  /// Sets the finder up for a panel, in place (`geometry` is `inout` only
+  /// so that it is read where it is).
+  public mutating func setUp(geometry: inout PanelGeometry, configuration c: CoreConfiguration) {
     // Positions within +-2^23 um (8.4 m) keep the centre-of-pressure sums
     // exact; no panel comes near it.
     let limit: Int32 = 1 << 23
-    for k in 0..<min(geometry.cellCount, Capacity.cells) {
-      cellX[k] = Length_um(rawValue: max(-limit, min(limit, cellX[k].rawValue)))
-      cellY[k] = Length_um(rawValue: max(-limit, min(limit, cellY[k].rawValue)))
+    for k in 0..<Capacity.cells {
+      cellX[k] = Length_um(rawValue: max(-limit, min(limit, geometry.cellX[k].rawValue)))
+      cellY[k] = Length_um(rawValue: max(-limit, min(limit, geometry.cellY[k].rawValue)))
     }
     cellCount = geometry.cellCount
     width = Int64(geometry.width.rawValue)
@@ -92,6 +100,7 @@ public struct ContactFinder: Sendable {
     self.captureSlope_Q16 = Int64(c.captureSlope_Q16)
     self.interpolation = c.interpolation
     self.maxContacts = max(0, min(c.maxContacts, Capacity.contacts))
+    peakCount = 0
   }
 
   /// Replaces `contacts` with the contacts of `image` (which is not
@@ -169,7 +178,7 @@ public struct ContactFinder: Sendable {
   @inline(__always)
   static func ratio_Q8(_ signal: Int64, _ noise: Int64) -> Int32 {
     guard signal > 0 else { return 0 }
-    return Saturating.int32(Saturating.multiply(signal, 256) / max(noise, 1))
+    return Saturating.int32(FixedMath.divide(Saturating.multiply(signal, 256), max(noise, 1)))
   }
 
   /// The spread of the centre of pressure at (`x`, `y`) carrying `force`
@@ -200,7 +209,7 @@ public struct ContactFinder: Sendable {
     // sqrt(mN^2 um^2) = mN um (Q0); over mN (force Q10 >> 10).
     let spread = FixedMath.squareRoot(sum)
     let f = max(force >> 10, 1)
-    return Length_um(rawValue: Saturating.int32(spread / f))
+    return Length_um(rawValue: Saturating.int32(FixedMath.divide(spread, f)))
   }
 
   /// s^2 d^2 in mN^2 um^2 (s in mN Q10, d in um).
@@ -220,20 +229,20 @@ public struct ContactFinder: Sendable {
     // 1. Local maxima (ties go to the lower index), strongest 16 kept.
     for row in 0..<rows {
       for col in 0..<columns {
-        let k = row * columns + col
+        let k = row &* columns &+ col
         let f = image[k].rawValue
         if f < noise.floor[k] { continue }
-        if row > 0 && row + 1 < rows && col > 0 && col + 1 < columns {
+        if row > 0 && row &+ 1 < rows && col > 0 && col &+ 1 < columns {
           // Interior: the eight neighbours unrolled; a neighbour before k
           // in cell order wins a tie, one after it does not.
           let c = columns
-          if image[k - 1].rawValue >= f || image[k + 1].rawValue > f
-            || image[k - c].rawValue >= f || image[k + c].rawValue > f
+          if image[k &- 1].rawValue >= f || image[k &+ 1].rawValue > f
+            || image[k &- c].rawValue >= f || image[k &+ c].rawValue > f
           {
             continue
           }
-          if image[k - c - 1].rawValue >= f || image[k - c + 1].rawValue >= f
-            || image[k + c - 1].rawValue > f || image[k + c + 1].rawValue > f
+          if image[k &- c &- 1].rawValue >= f || image[k &- c &+ 1].rawValue >= f
+            || image[k &+ c &- 1].rawValue > f || image[k &+ c &+ 1].rawValue > f
           {
             if !standsApart(k, row: row, col: col, &image) { continue }
           }
@@ -273,6 +282,12 @@ public struct ContactFinder: Sendable {
     // linear in the cell: -2 c cp - 2 r rp + cp^2 + rp^2, so along a row
     // each peak's term grows by a constant step.
     let np = min(peakCount, 16)
+    // Only the cells within `radius` of some peak can feed one: the box
+    // around the peaks' windows.
+    var firstRow = rows
+    var lastRow = -1
+    var firstColumn = columns
+    var lastColumn = -1
     for p in 0..<np {
       sums[p] = 0
       cells[p] = 0
@@ -283,38 +298,49 @@ public struct ContactFinder: Sendable {
       let pr = Int(peaks[p]) / columns
       peakColumn[p] = Int16(pc)
       peakRow[p] = Int16(pr)
+      firstRow = min(firstRow, pr - radius)
+      lastRow = max(lastRow, pr + radius)
+      firstColumn = min(firstColumn, pc - radius)
+      lastColumn = max(lastColumn, pc + radius)
     }
-    for row in 0..<rows {
+    firstRow = max(firstRow, 0)
+    lastRow = min(lastRow, rows - 1)
+    firstColumn = max(firstColumn, 0)
+    lastColumn = min(lastColumn, columns - 1)
+    // (Grids are at most 256 cells a side and 256 cells: every index and
+    // term below is far inside 32 bits, every sum inside 64.)
+    for row in firstRow...lastRow {
       for p in 0..<np {
-        let pc = Int(peakColumn[p])
-        let pr = Int(peakRow[p])
-        rowTerm[p] = Int32(pc * pc + pr * pr - 2 * row * pr)
+        let pc = Int32(peakColumn[p])
+        let pr = Int32(peakRow[p])
+        rowTerm[p] = pc &* pc &+ pr &* pr &- 2 &* Int32(truncatingIfNeeded: row) &* pr
       }
-      for col in 0..<columns {
-        let k = row * columns + col
+      for col in firstColumn...lastColumn {
+        let k = row &* columns &+ col
+        let twiceColumn = 2 &* Int32(truncatingIfNeeded: col)
         var best = 0
         if np > 1 {
-          var bestTerm = rowTerm[0] - Int32(2 * col) * Int32(peakColumn[0])
+          var bestTerm = rowTerm[0] &- twiceColumn &* Int32(peakColumn[0])
           for p in 1..<np {
-            let term = rowTerm[p] - Int32(2 * col) * Int32(peakColumn[p])
+            let term = rowTerm[p] &- twiceColumn &* Int32(peakColumn[p])
             if term < bestTerm {
               bestTerm = term
               best = p
             }
           }
         }
-        let dc = abs(col - Int(peakColumn[best]))
-        let dr = abs(row - Int(peakRow[best]))
+        let dc = abs(col &- Int(peakColumn[best]))
+        let dr = abs(row &- Int(peakRow[best]))
         let reach = max(dc, dr)
         if reach > radius { continue }
         let f = image[k].rawValue
-        sums[best] += Int64(f)
-        if f >= noise.floor[k] { cells[best] += 1 }
+        sums[best] &+= Int64(f)
+        if f >= noise.floor[k] { cells[best] &+= 1 }
         if reach <= 1 {
           let s = Int64(noise.sigma[k])
-          near[best] += Int64(f)
-          nearNoise[best] += s
-          nearNoise2[best] += s &* s
+          near[best] &+= Int64(f)
+          nearNoise[best] &+= s
+          nearNoise2[best] &+= s &* s
         }
       }
     }
@@ -347,7 +373,7 @@ public struct ContactFinder: Sendable {
     // within 2^24 um so nothing overflows.
     let p2 = max(pitch &* pitch, 1)
     let d2 = Saturating.add(dx &* dx, dy &* dy)
-    let d2_Q16 = min((d2 << 8) / max(p2 >> 8, 1), 2 << 16)
+    let d2_Q16 = min(FixedMath.divide(d2 << 8, max(p2 >> 8, 1)), 2 << 16)
     return max(Saturating.add(captureScale_Q16, Saturating.multiplyShift(captureSlope_Q16, d2_Q16, 16)), 1)
   }
 
@@ -461,7 +487,7 @@ public struct ContactFinder: Sendable {
       let p = interpolate(&image, &noise, peak: strongerCell)
       let gA = share(at: strongerCell, p)
       let expected = Saturating.multiply(Int64(image[strongerCell].rawValue), share(at: saddleCell, p) - share(at: weakerCell, p))
-      deviation = Saturating.add(deviation, max(expected, 0) * 256 / max(gA, 1))
+      deviation = Saturating.add(deviation, FixedMath.divide(max(expected, 0) * 256, max(gA, 1)))
     }
     let s1 = Int64(noise.sigma[weakerCell])
     let s2 = Int64(noise.sigma[saddleCell])
@@ -510,7 +536,7 @@ public struct ContactFinder: Sendable {
     let dy = Int64(cellY[k].rawValue) - Int64(p.y.rawValue)
     let d = FixedMath.squareRoot(Saturating.add(dx &* dx, dy &* dy))
     // Quarter pitches, Q16.
-    let t = Saturating.multiply(d, 4 << 16) / max(pitch, 1)
+    let t = FixedMath.divide(Saturating.multiply(d, 4 << 16), max(pitch, 1))
     let i = Int(min(t >> 16, 12))
     guard i < 12 else { return 0 }
     let f = t & 0xFFFF
@@ -547,8 +573,8 @@ public struct ContactFinder: Sendable {
         }
       }
       if sw > 0 {
-        x += sx * p / sw
-        y += sy * p / sw
+        x += FixedMath.divide(sx * p, sw)
+        y += FixedMath.divide(sy * p, sw)
       }
     } else {
       let v0 = Int64(image[k].rawValue)
@@ -580,7 +606,7 @@ public struct ContactFinder: Sendable {
       let n = max(minus ?? plus ?? 0, 0)
       let sign: Int64 = minus == nil ? 1 : -1
       guard v0 + n > 0 else { return 0 }
-      return sign * ((n << 16) / (v0 + n))
+      return sign * FixedMath.divide(n << 16, v0 + n)
     }
     var a = m
     var b = v0
@@ -598,21 +624,42 @@ public struct ContactFinder: Sendable {
   static func parabolicOffset(_ a: Int64, _ b: Int64, _ c: Int64) -> Int64 {
     let curvature = 2 * b - a - c
     guard curvature > 0 else { return 0 }
-    return ((c - a) << 16) / (2 * curvature)
+    return FixedMath.divide((c - a) << 16, 2 * curvature)
   }
 }
 
 /// Integer mathematics the core needs beyond the standard library.
 public enum FixedMath {
+  /// floor(a * 2^16 / b) for 0 <= a < b: a fraction in Q16, by 16 steps
+  /// of restoring division (shifts and subtractions: no 64-bit division,
+  /// which a Cortex-M has no instruction for).
+  @inline(__always)
+  public static func fraction_Q16(_ a: Int64, _ b: Int64) -> Int64 {
+    var r = UInt64(bitPattern: a)  // < b < 2^63: 2r does not overflow
+    let d = UInt64(bitPattern: b)
+    var q: Int64 = 0
+    for _ in 0..<16 {
+      r &<<= 1
+      q &<<= 1
+      if r >= d {
+        r &-= d
+        q |= 1
+      }
+    }
+    return q
+  }
+
   /// floor(sqrt(value)) of a non-negative value (0 for a negative one), bit
-  /// by bit: 32 steps of shifts and adds, no division.
+  /// by bit from the value's highest bit: one step of shifts and adds per
+  /// two bits, no division; in 32-bit operations below 2^32.
   @inline(__always)
   public static func squareRoot(_ value: Int64) -> Int64 {
     guard value > 0 else { return 0 }
+    if value <= 0xFFFF_FFFF { return Int64(squareRoot32(UInt32(truncatingIfNeeded: value))) }
     var n = UInt64(bitPattern: value)
     var root: UInt64 = 0
-    var bit: UInt64 = 0x4000_0000_0000_0000
-    while bit > n { bit = bit &>> 2 }
+    // The highest power of four not above n.
+    var bit = UInt64(1) &<< UInt64((63 &- n.leadingZeroBitCount) & ~1)
     while bit != 0 {
       if n >= root &+ bit {
         n &-= root &+ bit
@@ -623,6 +670,24 @@ public enum FixedMath {
       bit = bit &>> 2
     }
     return Int64(bitPattern: root)
+  }
+
+  /// floor(sqrt(n)) of a positive 32-bit value, as `squareRoot`.
+  @inline(__always)
+  static func squareRoot32(_ value: UInt32) -> UInt32 {
+    var n = value
+    var root: UInt32 = 0
+    var bit = UInt32(1) &<< UInt32((31 &- n.leadingZeroBitCount) & ~1)
+    while bit != 0 {
+      if n >= root &+ bit {
+        n &-= root &+ bit
+        root = (root &>> 1) &+ bit
+      } else {
+        root = root &>> 1
+      }
+      bit = bit &>> 2
+    }
+    return root
   }
 
   /// log2(value) in Q16 for a positive integer, within 1 LSB: the exponent

@@ -42,9 +42,22 @@ public enum Saturating {
   /// `shift` is 1...126.
   @inline(__always)
   public static func multiplyShift(_ a: Int64, _ b: Int64, _ shift: Int) -> Int64 {
-    // Fast path: the product fits 64 bits (small deltas, untouched cells).
-    let (narrow, overflow) = a.multipliedReportingOverflow(by: b)
-    if !overflow && shift <= 62 { return roundingShift(narrow, shift) }
+    #if _pointerBitWidth(_32)
+      // A 32-bit factor: two 32 x 32-bit products (Arithmetic32.swift);
+      // otherwise the full product (on a 32-bit target, checking a 64-bit
+      // product for overflow costs as much as computing it wide).
+      if shift >= 33 && shift <= 62 {
+        if let a32 = Saturating.narrow(a) { return multiplyShift(narrow: a32, b, shift) }
+        if let b32 = Saturating.narrow(b) { return multiplyShift(narrow: b32, a, shift) }
+      } else if shift >= 2 && shift <= 32 {
+        if let a32 = Saturating.narrow(a), let r = multiplyShift(narrow: a32, b, smallShift: shift) { return r }
+        if let b32 = Saturating.narrow(b), let r = multiplyShift(narrow: b32, a, smallShift: shift) { return r }
+      }
+    #else
+      // Fast path: the product fits 64 bits (small deltas, untouched cells).
+      let (narrow, overflow) = a.multipliedReportingOverflow(by: b)
+      if !overflow && shift <= 62 { return roundingShift(narrow, shift) }
+    #endif
     let product = wideMultiply(a, b)
     var high = product.high
     var low = product.low

@@ -30,7 +30,7 @@ public enum InterpolationBias {
     guard hi > lo else { return estimate }
     let step: Int64 = 2048
     let fraction = min(max(magnitude - lo, 0), hi - lo)
-    let truth = Int64(k - 1) * step + (fraction * step) / (hi - lo)
+    let truth = Int64(k - 1) * step + FixedMath.divide(fraction * step, hi - lo)
     return estimate < 0 ? 0 &- truth : truth
   }
 }

@@ -28,6 +28,16 @@ public struct NoiseMap: Sendable {
     floor = CellArray(repeating: max(cellFloor.rawValue, 1))
   }
 
+  /// Back to no noise measured (in place: a firmware's static storage).
+  public mutating func reset(cellFloor: Force_mN) {
+    for k in 0..<Capacity.cells {
+      sigma[k] = 0
+      floor[k] = max(cellFloor.rawValue, 1)
+    }
+    correlation_Q16 = 0
+    total = 0
+  }
+
   /// The standard deviation of the sum of cells whose noises sum to
   /// `sum` (mN Q10) and whose squares sum to `sumOfSquares` (mN^2 Q20).
   @inline(__always)
@@ -58,15 +68,14 @@ struct ResidualNoise: Sendable {
   /// sigma (a light press building up) counts as six sigma.
   @inline(__always)
   mutating func observe(_ f: Int32, shift: Int) {
-    var v = Int64(f) << 16
+    var v = Int64(f) &<< 16
     if v < 0 { v = 0 &- v }
-    let ceiling = (meanAbs_Q26 &* 8) &+ (Int64(16) << 16)
+    let ceiling = (meanAbs_Q26 &* 8) &+ (Int64(16) &<< 16)
     if v > ceiling { v = ceiling }
     if observations < Int32.max { observations &+= 1 }
-    // log2 of the observations so far, capped at `shift`.
-    let n = Int64(observations)
-    let s = min(shift, 63 - n.leadingZeroBitCount)
-    meanAbs_Q26 &+= (v &- meanAbs_Q26) &>> Int64(s)
+    // log2 of the observations so far (at least 1), capped at `shift`.
+    let s = min(shift, 31 &- observations.leadingZeroBitCount)
+    meanAbs_Q26 &+= Shift64.right(v &- meanAbs_Q26, s)
   }
 
   /// One standard deviation, mN Q10: sqrt(pi/2) * mean|f| (Q12: 5134).

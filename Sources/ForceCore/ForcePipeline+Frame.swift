@@ -1,0 +1,364 @@
+// The per-cell passes of a frame: conversion to force, the holds contacts
+// put on cells, and baseline tracking — what every cell does every frame,
+// then the ticks of an eighth of the cells.
+
+extension ForcePipeline {
+  /// Filters every cell's sample and, once seeded, converts its delta from
+  /// the baseline to force. The frames before seeding prime the filters
+  /// and the averages (`prime`); after them, one loop per setting of the
+  /// median filter and of `follow`, so that nothing but the per-cell
+  /// arithmetic is tested in it.
+  mutating func convert(_ frame: inout RawFrame, count n: Int, seeding: Bool) {
+    // A grid's cells take their frame here (`follow`); a plate's once its
+    // cross-talk is corrected (`track`).
+    let following = columns != 0 && coupling.size == 0
+    switch (seeding, configuration.spikeFilter, following) {
+    case (true, _, _): prime(&frame, count: n)
+    case (false, true, true): measure(&frame, count: n, medianOfThree: true, following: true)
+    case (false, true, false): measure(&frame, count: n, medianOfThree: true, following: false)
+    case (false, false, true): measure(&frame, count: n, medianOfThree: false, following: true)
+    case (false, false, false): measure(&frame, count: n, medianOfThree: false, following: false)
+    }
+  }
+
+  /// A frame while seeding: filtered samples only (the first one also
+  /// starts the median's history and the recent means).
+  mutating func prime(_ frame: inout RawFrame, count n: Int) {
+    let medianOfThree = configuration.spikeFilter
+    let first = seeded == 0
+    var spikes: UInt32 = 0
+    var saturated: UInt32 = 0
+    for k in 0..<min(n, Capacity.cells) {
+      var raw = frame.counts[k]
+      if raw >= RawCounts.max || raw <= RawCounts.min {
+        saturated &+= 1
+        raw = RawCounts.clamp(raw)
+      }
+      if !filtersPrimed { cells[k].filter.prime(raw) }
+      var (value, spike) = cells[k].filter.filterPrimed(raw, medianOfThree: medianOfThree)
+      if !first { step(k, &value, &spike) }
+      spikes &+= spike ? 1 : 0
+      cells[k].filtered = value
+      let sample = Int64(value) &<< 16
+      cells[k].average = first ? sample : cells[k].average &+ ((sample &- cells[k].average) &>> 3)
+    }
+    filtersPrimed = true
+    health.spikes &+= spikes
+    health.saturatedSamples &+= saturated
+  }
+
+  /// A measured frame: each cell's filtered sample, its recent mean, its
+  /// delta from the baseline and its force; then what the cell's baseline
+  /// takes from the frame (`follow`). 32-bit wherever counts are (their
+  /// differences, the step and spike limits).
+  @inline(__always)
+  mutating func measure(_ frame: inout RawFrame, count n: Int, medianOfThree: Bool, following: Bool) {
+    var spikes: UInt32 = 0
+    var saturated: UInt32 = 0
+    var reseeds: UInt32 = 0
+    var total: Int64 = 0
+    var everyCellDrifts = true
+    for k in 0..<min(n, Capacity.cells) {
+      var raw = frame.counts[k]
+      if raw >= RawCounts.max || raw <= RawCounts.min {
+        // A sample at the ADC's rail is not a measurement (an open or
+        // shorted bridge, a saturated amplifier): the cell is held at its
+        // baseline, so it adds no force and no false touch.
+        saturated &+= 1
+        raw = railed(k)
+      }
+      var (value, spike) = cells[k].filter.filterPrimed(raw, medianOfThree: medianOfThree)
+      step(k, &value, &spike)
+      spikes &+= spike ? 1 : 0
+      cells[k].filtered = value
+      let sample = Int64(value) &<< 16
+      cells[k].average &+= (sample &- cells[k].average) &>> 3
+      // 24-bit counts in Q16 minus bounded baselines: no overflow.
+      let delta = sample &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
+      cells[k].delta = delta
+      let force = cells[k].conversion.force(delta: Counts_Q16(rawValue: delta))
+      image[k] = force
+      total &+= Int64(force.rawValue)
+      if following && follow(k, delta: delta, force: force, reseeds: &reseeds) {
+        everyCellDrifts = false
+      }
+    }
+    lastTotal = total
+    everyCellDrifted = following && everyCellDrifts
+    health.spikes &+= spikes
+    health.saturatedSamples &+= saturated
+    health.reseeds &+= reseeds
+  }
+
+  /// What grid cell `k`'s baseline takes from this frame: a re-seed run,
+  /// or, where it drifts, its delta into the baseline's sums
+  /// (`Baseline.track`). Judged by the cell's holds as they stand before
+  /// this frame's contacts (a cell held in the last frame counts as held;
+  /// one that a contact starts holding in this frame rolls its drift back
+  /// anyway, this frame's with it: `hold`), so that the conversion's loop
+  /// does it while the cell's values are at hand. Returns true when the
+  /// cell does not drift.
+  @inline(__always)
+  mutating func follow(_ k: Int, delta: Int64, force: Force_mN, reseeds: inout UInt32) -> Bool {
+    let sinceMark = heldUntil[k] &- now
+    guard sinceMark != holdFrames else {
+      if cells[k].baseline.negativeRun != 0 { cells[k].baseline.freeze() }
+      return true
+    }
+    // This frame's hold, unless a contact marks the cell again.
+    let drift = drifts(k, hold: sinceMark &- 1, force: force, delta: delta, sinking: false)
+    if cells[k].baseline.track(
+      delta: delta, force: force, quiet: drift.quiet, drift: drift.drift, rules: rules,
+      reseedLevel: cells[k].reseedLevel)
+    {
+      reseeds &+= 1
+    }
+    return !drift.drift
+  }
+
+  /// A step no press can make (from the cell's last filtered sample):
+  /// held off for up to two frames.
+  @inline(__always)
+  mutating func step(_ k: Int, _ value: inout Int32, _ spike: inout Bool) {
+    let previous = cells[k].filtered
+    if CellFilter.distance(value, previous) > cells[k].stepLimit && cells[k].heldSteps < 2 {
+      cells[k].heldSteps &+= 1
+      value = previous
+      spike = true
+    } else {
+      cells[k].heldSteps = 0
+    }
+  }
+
+  /// What a cell at its rail reads instead: its baseline, in counts.
+  @inline(never)
+  mutating func railed(_ k: Int) -> Int32 {
+    Int32(
+      truncatingIfNeeded: Saturating.roundingShift(
+        cells[k].baseline.level.rawValue &+ cells[k].conversion.zeroShift.rawValue, 16))
+  }
+
+  /// Starts a frame of holds (`now` moves on: every cell's hold is a frame
+  /// shorter), then marks the cells a contact holds: every cell of a plate
+  /// while it is touched or a contact is being confirmed; on a grid the
+  /// cells around each contact that is a touch or is becoming one
+  /// (confirmed against the noise, or still above the release thresholds
+  /// where cells were already held).
+  mutating func markHeld(touched: Bool) {
+    now &+= 1
+    let n = min(geometry.cellCount, Capacity.cells)
+    if columns == 0 {
+      guard touched else { return }
+      for k in 0..<n { hold(k) }
+      return
+    }
+    for i in 0..<contacts.count {
+      let c = contacts[i]
+      let peak = Int(c.peakCell)
+      guard peak >= 0 && peak < n else { continue }
+      let strong = c.force >= configuration.touchOn && c.snr_Q8 >= configuration.noiseOn_Q8
+      let continuing =
+        c.force > configuration.touchOff && c.snr_Q8 > configuration.noiseOff_Q8 && heldUntil[peak] &- now > 0
+      guard strong || continuing else { continue }
+      let col = peak % columns
+      let row = peak / columns
+      // (A grid has at most 256 cells: its indices are far inside `Int`.)
+      for r in max(0, row &- freezeRadius)...min(rows &- 1, row &+ freezeRadius) {
+        for cc in max(0, col &- freezeRadius)...min(columns &- 1, col &+ freezeRadius) {
+          let k = r &* columns &+ cc
+          if k < n { hold(k) }
+        }
+      }
+    }
+  }
+
+  /// Holds cell `k` for `holdFrames` from this frame; a cell that was not
+  /// held in the last frame rolls its drift back (this frame's with it,
+  /// which `follow` took before the contacts were known) and starts no
+  /// re-seed run.
+  @inline(__always)
+  mutating func hold(_ k: Int) {
+    if heldUntil[k] &- now < holdFrames &- 1 {
+      cells[k].baseline.rollBack()
+      cells[k].baseline.freeze()
+    }
+    heldUntil[k] = now &+ holdFrames
+    everyCellDrifted = false
+  }
+
+  /// Baseline tracking, after this frame's holds: the snapshots, the
+  /// ticks of the cells whose turn it is (`tick`: each cell's noise, its
+  /// baseline moved by the frames' sums), once every
+  /// `BaselineRules.period` frames the panel's own noise, and a plate's
+  /// joint re-seed.
+  mutating func track() {
+    let n = min(geometry.cellCount, Capacity.cells)
+    let plate = columns == 0
+    var sinking = false
+    if columns == 0 || coupling.size != 0 {
+      // Not yet followed in `measure`: the image as corrected, every
+      // cell's hold as this frame's contacts left it.
+      var total: Int64 = 0
+      for k in 0..<n { total &+= Int64(image[k].rawValue) }
+      lastTotal = total
+      // A plate far below zero drifts nowhere while it may be re-seeded.
+      sinking = plate && total < 0 &- plateReseedLevel
+      var reseeds: UInt32 = 0
+      var everyCellDrifts = true
+      for k in 0..<n {
+        let hold = heldUntil[k] &- now
+        if hold == holdFrames {
+          if cells[k].baseline.negativeRun != 0 { cells[k].baseline.freeze() }
+          everyCellDrifts = false
+          continue
+        }
+        let force = image[k]
+        let delta = cells[k].delta
+        let drift = drifts(k, hold: hold, force: force, delta: delta, sinking: sinking)
+        everyCellDrifts = everyCellDrifts && drift.drift
+        // A plate's cells are re-seeded together (below); a grid's one by one.
+        if cells[k].baseline.track(
+          delta: delta, force: force, quiet: drift.quiet, drift: drift.drift, rules: rules,
+          reseedLevel: plate ? Int32.max : cells[k].reseedLevel)
+        {
+          reseeds &+= 1
+        }
+      }
+      everyCellDrifted = everyCellDrifts
+      health.reseeds &+= reseeds
+    }
+    sinceSnapshot &+= 1
+    if sinceSnapshot >= snapshotFrames {
+      sinceSnapshot = 0
+      for k in 0..<n { cells[k].baseline.snapshot() }
+    }
+    let phase = Int(now & Int32(BaselineRules.period - 1))
+    for k in stride(from: phase, to: n, by: BaselineRules.period) { tick(k, sinking: sinking) }
+    if phase == 0 && everyCellDrifted {
+      totalNoise.observe(Saturating.int32(lastTotal), shift: noiseShift)
+      updateCorrelation()
+    }
+    if plate && heldUntil[0] &- now != holdFrames { health.reseeds &+= reseedPlate(sinking: sinking) }
+  }
+
+  /// Whether cell `k` (not held this frame: `hold` frames of its hold
+  /// left) reads within three noises (`quiet`), and whether its baseline
+  /// drifts. During the hold the baseline still drifts, and the noise is
+  /// still measured, while the cell reads within three noises (its own, or
+  /// the wander the board's slow rate leaves it): a released press's cells
+  /// still carry its fall and its creep's recovery, but the cells around
+  /// it only wander, and a run of presses would otherwise freeze them for
+  /// as long as it lasts (their wander building up under every contact,
+  /// their noise never measured: thresholds left at the white noise seeded
+  /// at start).
+  @inline(__always)
+  mutating func drifts(_ k: Int, hold: Int32, force: Force_mN, delta: Int64, sinking: Bool)
+    -> (quiet: Bool, drift: Bool)
+  {
+    let quiet = force.rawValue.magnitude <= cells[k].quietLimit
+    let drift = (hold <= 0 || quiet || cells[k].baseline.withinWander(delta, rules: rules)) && !sinking
+    return (quiet, drift)
+  }
+
+  /// Cell `k`'s tick (every `BaselineRules.period` frames, in turn): its
+  /// noise measured (the step of its raw samples for the white noise, its
+  /// force while it drifts for the noise the detector sees), and its
+  /// baseline moved by the frames' sums (`Baseline.tick`), scored on this
+  /// frame's sample when it is quiet.
+  mutating func tick(_ k: Int, sinking: Bool) {
+    let hold = heldUntil[k] &- now
+    if hold < 0 { heldUntil[k] = now }  // the clock wraps; a settled cell stays settled
+    guard hold != holdFrames else { return }
+    let force = image[k]
+    let delta = cells[k].delta
+    let sigma = max(noise.sigma[k], 1)
+    let drift = drifts(k, hold: hold, force: force, delta: delta, sinking: sinking)
+    let reseeding = columns != 0 && force.rawValue < 0 &- cells[k].reseedLevel
+    cells[k].filter.observeNoise()
+    if drift.drift {
+      cells[k].residual.observe(force.rawValue, shift: noiseShift)
+      updateNoise(of: k)
+    }
+    // Fast downward drift only once settled, and where the recent mean
+    // (8 frames) is clearly below the baseline: chosen by each noisy
+    // sample's sign, the asymmetry would hold the baseline half a noise
+    // below the cell's mean, and a contact summing many cells would read
+    // that much high for each. (During the hold, the same rate both ways.)
+    var falling = false
+    if drift.drift && hold <= 0 {
+      let recent = cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
+      falling = cells[k].conversion.force(delta: Counts_Q16(rawValue: recent)).rawValue < 0 &- sigma
+    }
+    // The unfiltered sample's delta, what the candidates are scored on:
+    // the filtered one's, moved by what the median took off this frame's
+    // raw count; not when the median took off more than a spike's worth
+    // (the first frame of a press: the median still has the cell at rest).
+    var raw: Int64? = nil
+    let taken = CellFilter.distance(cells[k].filter.old, cells[k].filtered)
+    if drift.quiet && drift.drift && !reseeding && taken <= cells[k].filter.spikeLimit {
+      raw = delta &+ ((Int64(cells[k].filter.old) &- Int64(cells[k].filtered)) &<< 16)
+    }
+    cells[k].baseline.tick(raw: raw, falling: falling, rules: rules)
+  }
+
+  /// The total force below which a plate is re-seeded: the board's level,
+  /// or the total's noise times `noiseReseed` if larger, mN Q10.
+  var plateReseedLevel: Int64 {
+    max(Int64(rules.reseedLevel), (Int64(noise.total) &* Int64(configuration.noiseReseed_Q8)) &>> 8)
+  }
+
+  /// A plate's total force far below zero for a run of frames (a parked
+  /// load lifted, a panel started with a load on it): every cell takes its
+  /// mean delta over the run into its baseline at once. (One by one, the
+  /// cells a lifted load unloads would be re-seeded and the one it pressed
+  /// the other way would not: a phantom press on the far corner.)
+  mutating func reseedPlate(sinking: Bool) -> UInt32 {
+    let n = min(geometry.cellCount, Capacity.cells)
+    guard sinking else {
+      if plateRun > 0 {
+        plateRun = 0
+        for k in 0..<n { cells[k].plateSum = 0 }
+      }
+      return 0
+    }
+    plateRun += 1
+    for k in 0..<n { cells[k].plateSum &+= cells[k].delta }
+    guard plateRun >= rules.reseedFrames else { return 0 }
+    for k in 0..<n {
+      cells[k].baseline.move(by: cells[k].plateSum / Int64(plateRun))
+      cells[k].plateSum = 0
+    }
+    plateRun = 0
+    return UInt32(truncatingIfNeeded: n)
+  }
+
+  /// Cell `k`'s noise, its floor and its re-seed level, from its residual
+  /// estimate; the sums of the correlation follow.
+  @inline(__always)
+  mutating func updateNoise(of k: Int) {
+    let sigma = cells[k].residual.sigma
+    let old = Int64(noise.sigma[k])
+    let new = Int64(sigma)
+    sigmaSum &+= new &- old
+    sigmaSquares &+= new &* new &- old &* old
+    noise.sigma[k] = sigma
+    cells[k].quietLimit = CellState.quietLimit(sigma)
+    noise.floor[k] = max(cellFloor, Saturating.int32((new &* Int64(configuration.noiseFloor_Q8)) &>> 8))
+    cells[k].reseedLevel = max(
+      rules.reseedLevel, Saturating.int32((new &* Int64(configuration.noiseReseed_Q8)) &>> 8))
+  }
+
+  /// The total's noise, and the cells' correlation from it:
+  /// rho = (S^2 - sum s_i^2) / ((sum s_i)^2 - sum s_i^2), within 0 ... 1.
+  mutating func updateCorrelation() {
+    let total = Int64(totalNoise.sigma)
+    noise.total = Saturating.int32(total)
+    let common = Saturating.subtract(Saturating.multiply(sigmaSum, sigmaSum), sigmaSquares)
+    let shared = Saturating.subtract(Saturating.multiply(total, total), sigmaSquares)
+    guard common > 0, shared > 0 else {
+      noise.correlation_Q16 = 0
+      return
+    }
+    noise.correlation_Q16 = shared >= common ? 65536 : FixedMath.fraction_Q16(shared, common)
+  }
+}
