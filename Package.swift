@@ -51,10 +51,6 @@ let package = Package(
     // with -no-allocations for the host and four microcontroller targets
     // by scripts/embedded-check.sh. Imports nothing.
     .target(name: "ForceCore"),
-    // Runs ForceCore on a core script (setup and raw frames as integers) and
-    // writes its trace: the entry point shared by `panelctl core run` and the
-    // microcontroller firmware (Firmware/). Embedded-capable like ForceCore.
-    .target(name: "CoreRunner", dependencies: ["ForceCore"]),
     // The firmware, one module per stage of the frame's way (docs/
     // architecture.md), each depending only on stages below it. A file may
     // import only the modules its target lists (or that a listed one
@@ -65,6 +61,12 @@ let package = Package(
     // no Foundation); also built as Embedded Swift with -no-allocations by
     // scripts/embedded-check.sh. Imports: ForceCore.
     .target(name: "PanelTouch", dependencies: ["ForceCore"]),
+    // Runs the touch stack (ForceCore and PanelTouch) on a core script
+    // (setup, raw frames and the host's changes, as integers) and writes
+    // its trace: the entry point shared by `panelctl core run` and the
+    // microcontroller firmware (Firmware/). Embedded-capable like both.
+    // Imports: ForceCore, PanelTouch.
+    .target(name: "CoreRunner", dependencies: ["ForceCore", "PanelTouch"]),
     // What is read and written: TOML, recordings, atomic files, CRC, value
     // bounds, the board file (Board), the calibration record and its
     // codecs, region files and rules, the simulated panel's parameters.

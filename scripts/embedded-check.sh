@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Compiles ForceCore, CoreRunner (the frame loop the firmware runs) and
-# PanelTouch (tracker, stage machine, regions, the frame report: peek and
-# pop) as Embedded Swift with -no-allocations at -Osize for the host and
+# Compiles ForceCore, PanelTouch (tracker, stage machine, regions, the
+# frame report: peek and pop) and CoreRunner (the touch stack's loop the
+# firmware runs) as Embedded Swift with -no-allocations at -Osize for the host and
 # four microcontroller targets: any heap allocation is a compile error, so
 # this proves the core and the touch layer allocation-free where they are
 # meant to run.
@@ -25,10 +25,10 @@ for target in "$host" armv6m-none-none-eabi armv7em-none-none-eabi riscv32-none-
     -Xfrontend -no-allocations -I "$d")
   "${swift[@]}" -module-name ForceCore -emit-module -emit-module-path "$d/ForceCore.swiftmodule" \
     -c Sources/ForceCore/*.swift -o "$d/ForceCore.o"
-  "${swift[@]}" -module-name CoreRunner -c Sources/CoreRunner/*.swift -o "$d/CoreRunner.o"
   find Sources/PanelTouch -name '*.swift' -print0 | sort -z | xargs -0 \
     "${swift[@]}" -package-name forcepanel -module-name PanelTouch -emit-module -emit-module-path "$d/PanelTouch.swiftmodule" \
     -c -o "$d/PanelTouch.o"
+  "${swift[@]}" -module-name CoreRunner -c Sources/CoreRunner/*.swift -o "$d/CoreRunner.o"
   core=$(elf_sections "$d/ForceCore.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n }')
   touch=$(elf_sections "$d/PanelTouch.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n }')
   echo "ForceCore, CoreRunner, PanelTouch: Embedded Swift -no-allocations for $target: ok" \

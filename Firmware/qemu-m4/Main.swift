@@ -5,10 +5,11 @@
 //     -semihosting-config enable=on,target=native,arg=firmware,arg=SCRIPT,arg=TRACE
 //
 // Standard error gets one line of measurements: frames, SysTick ticks inside
-// ForcePipeline.process (all frames, and the largest frame), the ticks of a
+// each frame's touch stack (TouchFrame.process: all frames, and the largest
+// frame) and inside ForcePipeline.process alone (likewise), the ticks of a
 // loop of known length (to turn ticks into instructions), the stack used
-// inside process, the whole run's stack high-water and the size of the
-// core's state.
+// inside a frame, the whole run's stack high-water, and the size of the
+// core's state and of the whole run's (static storage, not the stack).
 import CoreRunner
 import ForceCore
 
@@ -19,27 +20,42 @@ import ForceCore
 @_extern(c, "stack_mark") func stackMark()
 @_extern(c, "stack_since_mark") func stackSinceMark() -> UInt32
 
-/// SysTick ticks inside `process`, the sum and the largest frame's, and
-/// the most stack a frame used.
+/// SysTick ticks inside each frame (the touch stack) and inside its
+/// `ForcePipeline.process`, the sums and the largest frame's, and the most
+/// stack a frame used.
 struct SysTickMeter: FrameMeter {
-  var start: UInt32 = 0
+  var frameStart: UInt32 = 0
+  var coreStart: UInt32 = 0
   var total: UInt64 = 0
   var largest: UInt32 = 0
+  var coreTotal: UInt64 = 0
+  var coreLargest: UInt32 = 0
   var stack: UInt32 = 0
 
-  mutating func willProcess() {
+  mutating func willProcessFrame() {
     stackMark()
-    start = systickNow()
+    frameStart = systickNow()
   }
 
-  mutating func didProcess() {
-    let ticks = (start &- systickNow()) & 0xFF_FFFF  // counts down, 24 bits
+  mutating func didProcessFrame() {
+    let ticks = (frameStart &- systickNow()) & 0xFF_FFFF  // counts down, 24 bits
     total &+= UInt64(_truncatingBits: UInt(ticks))
     if ticks > largest { largest = ticks }
     let used = stackSinceMark()
     if used > stack { stack = used }
   }
+
+  mutating func willProcessCore() { coreStart = systickNow() }
+
+  mutating func didProcessCore() {
+    let ticks = (coreStart &- systickNow()) & 0xFF_FFFF
+    coreTotal &+= UInt64(_truncatingBits: UInt(ticks))
+    if ticks > coreLargest { coreLargest = ticks }
+  }
 }
+
+@_extern(c, "run_state_address") func runStateAddress() -> UnsafeMutableRawPointer
+@_extern(c, "run_state_capacity") func runStateCapacity() -> UInt32
 
 /// The words of the semihosting command line (`arg=` options), each
 /// NUL-terminated in place.
@@ -131,12 +147,20 @@ func firmwareMain() -> Int32 {
   instructionLoop(1_000_000)
   let yardstick = (before &- systickNow()) & 0xFF_FFFF
 
+  // The run's state (the touch stack, the script's setup, the buffers) in
+  // static storage (startup.c), cleared at reset: an empty CoreRunState,
+  // which CoreRun.run sets up in place. Nothing large is on the stack.
+  guard CoreRunState.bytes <= Int(bitPattern: UInt(runStateCapacity())) else {
+    console.text("firmware: the run state does not fit its static storage (startup.c, RUN_STATE_BYTES)\n")
+    return 1
+  }
+  let state = runStateAddress().bindMemory(to: CoreRunState.self, capacity: 1)
   var source = SemihostedFile(handle: input)
   var sink = SemihostedFile(handle: output)
   var meter = SysTickMeter()
   let frames: Int
   do throws(CoreScriptError) {
-    frames = try CoreRun.run(&source, &sink, meter: &meter)
+    frames = try CoreRun.run(&source, &sink, meter: &meter, state: &state.pointee)
   } catch {
     console.text("firmware: script line")
     console.number(UInt64(_truncatingBits: UInt(bitPattern: error.line)))
@@ -150,12 +174,15 @@ func firmwareMain() -> Int32 {
   console.field("firmware: frames", UInt64(_truncatingBits: UInt(bitPattern: frames)))
   console.field(" process_ticks", meter.total)
   console.field(" largest_frame_ticks", UInt64(_truncatingBits: UInt(meter.largest)))
+  console.field(" core_ticks", meter.coreTotal)
+  console.field(" largest_core_ticks", UInt64(_truncatingBits: UInt(meter.coreLargest)))
   console.field(" yardstick_ticks", UInt64(_truncatingBits: UInt(yardstick)))
   console.field(" yardstick_instructions", 2_000_000)
   console.field(" process_stack", UInt64(_truncatingBits: UInt(meter.stack)))
   console.field(" stack_high_water", UInt64(_truncatingBits: UInt(stackHighWater())))
   console.field(" stack_size", UInt64(_truncatingBits: UInt(stackSize())))
-  console.field(" pipeline_bytes", UInt64(_truncatingBits: UInt(bitPattern: MemoryLayout<ForcePipeline>.size)))
+  console.field(" pipeline_bytes", UInt64(_truncatingBits: UInt(bitPattern: CoreRunState.pipelineBytes)))
+  console.field(" state_bytes", UInt64(_truncatingBits: UInt(bitPattern: CoreRunState.bytes)))
   console.text("\n")
   return 0
 }

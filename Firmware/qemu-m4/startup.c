@@ -72,6 +72,16 @@ uint32_t stack_since_mark(void) {
 
 uint32_t stack_size(void) { return (uint32_t)((char *)&__stack_top - (char *)&__stack_bottom); }
 
+// The run's state (CoreRunner's CoreRunState: the touch stack, the script's
+// setup, the line buffers) in static storage. Reset_Handler clears .bss, and
+// an all-zero CoreRunState is a valid empty one (every field is an integer,
+// a flag, a Double or an enumeration whose first case is 0); CoreRun.run sets
+// it up in place. The Swift side checks that it fits.
+#define RUN_STATE_BYTES (132 * 1024)
+static uint64_t run_state[RUN_STATE_BYTES / 8];
+void *run_state_address(void) { return run_state; }
+uint32_t run_state_capacity(void) { return RUN_STATE_BYTES; }
+
 __attribute__((noreturn)) void Reset_Handler(void) {
   uint32_t *src = &__data_load;
   for (uint32_t *d = &__data_start; d < &__data_end;) *d++ = *src++;

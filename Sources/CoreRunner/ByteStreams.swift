@@ -29,6 +29,16 @@ struct LineReader {
 
   enum Outcome { case line, end, tooLong, readError }
 
+  /// Back to no byte read (in place: the buffer stays where it is).
+  mutating func reset() {
+    lineStart = 0
+    lineEnd = 0
+    next = 0
+    end = 0
+    atEnd = false
+    number = 0
+  }
+
   /// Finds the next line, reading more from `source` as needed.
   mutating func advance<S: ByteSource>(_ source: inout S) -> Outcome {
     while true {

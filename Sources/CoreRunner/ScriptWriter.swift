@@ -1,6 +1,8 @@
 import ForceCore
+import PanelTouch
 
-/// Writes a core script (`CoreScript`): the setup once, then frames.
+/// Writes a core script (`CoreScript`): the setup once, then frames (and
+/// between them the host's changes).
 public struct ScriptWriter {
   var out = LineWriter()
 
@@ -66,6 +68,84 @@ public struct ScriptWriter {
       }
       out.endLine(&sink)
     }
+  }
+
+  /// The touch layer's setup: the tracker's and the interaction's
+  /// settings, whether the run is calibrated, and each cell's position
+  /// (mm, where a dead cell is estimated from) and a grid's pitch.
+  public mutating func writeTouchSetup<W: ByteSink>(
+    tracker: TrackerSettings, interaction: InteractionSettings, calibrated: Bool,
+    x_mm: inout CellArray<Double>, y_mm: inout CellArray<Double>, cells: Int, pitch_mm: Double, to sink: inout W
+  ) {
+    var t = tracker
+    TouchSettings.visit(&t) { (name, value) in
+      out.text("touch ", &sink)
+      out.text(name, &sink)
+      out.field(value, &sink)
+      out.endLine(&sink)
+    }
+    var s = interaction
+    TouchSettings.visit(&s) { (name, value) in
+      out.text("interaction ", &sink)
+      out.text(name, &sink)
+      out.field(value, &sink)
+      out.endLine(&sink)
+    }
+    out.text("calibrated", &sink)
+    out.field(calibrated ? 1 : 0, &sink)
+    out.endLine(&sink)
+    for k in 0..<min(cells, Capacity.cells) {
+      out.text("position", &sink)
+      out.field(Int64(bitPattern: x_mm[k].bitPattern), &sink)
+      out.field(Int64(bitPattern: y_mm[k].bitPattern), &sink)
+      out.endLine(&sink)
+    }
+    out.text("pitch", &sink)
+    out.field(Int64(bitPattern: pitch_mm.bitPattern), &sink)
+    out.endLine(&sink)
+  }
+
+  /// A `region` line: an item's rectangle (um, corners included) and
+  /// traits, on top of those before it (in the setup: the map the run
+  /// starts with; between frames: the next map, which `regions` applies).
+  public mutating func writeRegion<W: ByteSink>(
+    x0: Length_um, y0: Length_um, x1: Length_um, y1: Length_um, traits: ItemTraits, to sink: inout W
+  ) {
+    out.text("region", &sink)
+    out.field(Wide.int64(Int(x0.rawValue)), &sink)
+    out.field(Wide.int64(Int(y0.rawValue)), &sink)
+    out.field(Wide.int64(Int(x1.rawValue)), &sink)
+    out.field(Wide.int64(Int(y1.rawValue)), &sink)
+    out.field(Wide.int64(Int(traits.rawValue)), &sink)
+    out.endLine(&sink)
+  }
+
+  /// The `regions` line: the `region` lines since the last frame replace
+  /// the map.
+  public mutating func writeRegions<W: ByteSink>(to sink: inout W) {
+    out.text("regions", &sink)
+    out.endLine(&sink)
+  }
+
+  /// The `frames` line: the number of frames (the last ends the stream).
+  public mutating func writeFrames<W: ByteSink>(_ count: Int, to sink: inout W) {
+    out.text("frames", &sink)
+    out.field(Wide.int64(count), &sink)
+    out.endLine(&sink)
+  }
+
+  /// A `sensitivity` line.
+  public mutating func writeSensitivity<W: ByteSink>(_ s: Sensitivity, to sink: inout W) {
+    out.text("sensitivity ", &sink)
+    out.text(s.name, &sink)
+    out.endLine(&sink)
+  }
+
+  /// A `force_touch` line.
+  public mutating func writeForceTouch<W: ByteSink>(_ on: Bool, to sink: inout W) {
+    out.text("force_touch", &sink)
+    out.field(on ? 1 : 0, &sink)
+    out.endLine(&sink)
   }
 
   /// One `frame` line.

@@ -7,34 +7,56 @@ import Testing
 /// microcontroller check (scripts/firmware-check.sh runs the other half on
 /// an emulated Cortex-M4 and compares the traces).
 @Suite(.serialized) struct CoreCommandTests {
-  /// A recording of `board`'s demo, exported as a core script.
-  static func script(_ board: String, in dir: URL) throws -> (csv: String, script: String) {
+  /// A recording of `board`'s demo (or of `scenario`), exported as a core
+  /// script (with `extra` export options: regions, control lines).
+  static func script(_ board: String, scenario: String? = nil, extra: [String] = [], in dir: URL) throws
+    -> (csv: String, script: String)
+  {
     let csv = dir.appendingPathComponent("rec.csv").path
-    let record = try Panelctl.run(["record", "--board", "boards/\(board).toml", "--out", csv, "--speed", "0"])
+    let record = try Panelctl.run(
+      ["record", "--board", "boards/\(board).toml", "--out", csv, "--speed", "0"]
+        + (scenario.map { ["--scenario", $0] } ?? []))
     #expect(record.status == 0, "\(record.stderr)")
-    let export = try Panelctl.run(["core", "export", csv, "--board", "boards/\(board).toml"])
+    let export = try Panelctl.run(["core", "export", csv, "--board", "boards/\(board).toml"] + extra)
     #expect(export.status == 0, "\(export.stderr)")
     let script = dir.appendingPathComponent("run.core").path
     try export.stdout.write(toFile: script, atomically: true, encoding: .utf8)
     return (csv, script)
   }
 
-  /// The trace of a script is what the board's own pipeline (the scan
-  /// loop's, built from the board and calibration files) does with the
-  /// recording, frame by frame: the script carries the whole setup.
-  @Test(arguments: ["sim-plate4", "sim-grid"])
-  func theTraceIsTheBoardsPipeline(_ name: String) throws {
+  /// The trace of a script is what the board's own touch stack (the scan
+  /// loop's, built from the board, calibration and regions files, the
+  /// control lines applied as `replay` applies them) does with the
+  /// recording, frame by frame: the core's line and the report's. The
+  /// script carries the whole setup and every change.
+  @Test(arguments: [
+    ("sim-plate4", nil, nil, nil), ("sim-grid", nil, nil, nil),
+    ("sim-plate4", "Firmware/scenarios/plate.toml", "Firmware/scenarios/plate.regions.toml",
+      "Firmware/scenarios/plate.control"),
+    ("sim-grid", "Firmware/scenarios/grid.toml", "Firmware/scenarios/grid.regions.toml",
+      "Firmware/scenarios/grid.control"),
+  ])
+  func theTraceIsTheBoardsTouchStack(_ name: String, _ scenario: String?, _ regions: String?, _ control: String?) throws {
     let dir = try Panelctl.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    let (csv, script) = try Self.script(name, in: dir)
+    var extra: [String] = []
+    if let regions { extra += ["--regions", regions] }
+    if let control { extra += ["--control", control] }
+    let (csv, script) = try Self.script(name, scenario: scenario, extra: extra, in: dir)
     let run = try Panelctl.run(["core", "run", script])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stderr.isEmpty)
 
     let board = try Board.load(path: Panelctl.root + "/boards/\(name).toml")
     let calibration = try CalibrationLookup.load(board: board, explicitPath: nil)
-    let loop = ScanLoop(source: try RecordingFrontEnd(path: csv, board: board), board: board, calibration: calibration)
+    let map = try regions.map { try RegionMap.load(path: Panelctl.root + "/" + $0, board: board) }
+    var channel = try control.map { try ControlChannel(path: Panelctl.root + "/" + $0, board: board) }
+    defer { channel?.close() }
+    let loop = ScanLoop(
+      source: try RecordingFrontEnd(path: csv, board: board), board: board, calibration: calibration, regions: map)
     var expected: [String] = []
+    var frames = 0
+    var events: Set<EventKind> = []
     while try loop.step() {
       let p = loop.pipeline
       let outcome = p.outcome == .seeding ? "s" : p.outcome == .measured ? "m" : "i"
@@ -46,13 +68,37 @@ import Testing
           bits >>= 8
         }
       }
-      var line = "\(expected.count) \(loop.frame.time.rawValue) \(outcome) \(p.touched ? 1 : 0) "
+      var line = "\(frames) \(loop.frame.time.rawValue) \(outcome) \(p.touched ? 1 : 0) "
         + "\(p.loadAbsorbed ? 1 : 0) \(String(format: "%08x", hash)) \(p.contacts.count)"
       for i in 0..<p.contacts.count {
         let c = p.contacts[i]
         line += " \(c.x.rawValue) \(c.y.rawValue) \(c.force.rawValue) \(c.peakCell) \(c.cellCount)"
       }
       expected.append(line)
+      loop.withReport { r in
+        guard !r.isEmpty else { return }
+        let sensitivity = r.sensitivity == .light ? 0 : r.sensitivity == .medium ? 1 : 2
+        var report = "report \(r.frame) \(r.time.rawValue) \(r.capability.state.rawValue) "
+          + "\(r.capability.reason.rawValue) \(sensitivity) \(r.touchCount)"
+        for i in 0..<r.touchCount {
+          let t = r[touch: i]
+          report += " \(t.touch.id) \(t.touch.phase.rawValue) \(t.touch.reason.rawValue) \(t.touch.mergedInto)"
+          report += " \(t.touch.x.rawValue) \(t.touch.y.rawValue) \(t.touch.force.rawValue) \(t.stage.rawValue)"
+          report += " \(t.progress_milli) \(t.item) \(t.degraded ? 1 : 0)"
+        }
+        report += " \(r.eventCount)"
+        for i in 0..<r.eventCount {
+          let e = r[event: i]
+          report += " \(e.kind.rawValue) \(e.touch) \(e.item) \(e.origin.rawValue)"
+          events.insert(e.kind)
+        }
+        expected.append(report)
+      }
+      // The control lines due at this frame, for the next (as `replay`).
+      if channel != nil {
+        for command in channel!.poll(time: loop.reportTime).due { try? loop.interaction.apply(command) }
+      }
+      frames += 1
     }
     let h = loop.pipeline.health
     expected.append(
@@ -62,8 +108,16 @@ import Testing
       Issue.record("line \(i + 1): \(got) != \(want)")
       break
     }
-    // The recording has touches: contacts are compared, not only idle frames.
-    #expect(expected.contains { $0.split(separator: " ").count > 7 })
+    // The recording has touches: contacts and reports are compared, not
+    // only idle frames; with the firmware check's items and control lines,
+    // every kind of event that check must see.
+    #expect(expected.contains { $0.split(separator: " ").count > 7 && !$0.hasPrefix("report") })
+    #expect(expected.contains { $0.hasPrefix("report") })
+    if control != nil {
+      for kind in [EventKind.peek, .pop, .quickActions, .sensitivity, .regions] {
+        #expect(events.contains(kind), "no \(kind.name) event")
+      }
+    }
   }
 
   /// Every setting of CoreConfiguration and every field of CellCalibration
@@ -77,6 +131,15 @@ import Testing
     let settings = Set(lines.filter { $0.hasPrefix("set ") }.map { String($0.split(separator: " ")[1]) })
     let fields = Set(Mirror(reflecting: CoreConfiguration()).children.compactMap(\.label))
     #expect(settings == fields)
+    let touch = Set(lines.filter { $0.hasPrefix("touch ") }.map { String($0.split(separator: " ")[1]) })
+    let trackerFields = Set(
+      Mirror(reflecting: TrackerSettings(board: try Board.load(path: Panelctl.root + "/boards/sim-plate4.toml")))
+        .children.compactMap(\.label))
+    #expect(touch == trackerFields)
+    let interaction = Set(lines.filter { $0.hasPrefix("interaction ") }.map { String($0.split(separator: " ")[1]) })
+    #expect(interaction == Set(Mirror(reflecting: InteractionSettings()).children.compactMap(\.label)))
+    #expect(lines.filter { $0.hasPrefix("position ") }.count == 4)
+    #expect(lines.contains { $0.hasPrefix("frames ") })
     let calibrations = lines.filter { $0.hasPrefix("calibration ") }
     #expect(calibrations.count == 4)
     let calibrationFields = Mirror(reflecting: CellCalibration.unity).children.count

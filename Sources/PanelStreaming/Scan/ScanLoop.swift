@@ -6,8 +6,9 @@ import PanelTouch
 
 /// One frame's journey, from the front end to a report: front end -> core
 /// (calibration, baselines, force image, contacts) -> tracker (ids, phases)
-/// -> interaction (stages, regions, events). Generic over the front end; all
-/// state is sized at setup, so `step` allocates nothing.
+/// -> interaction (stages, regions, events) (`TouchFrame`, which a
+/// microcontroller runs too). Generic over the front end; all state is
+/// sized at setup, so `step` allocates nothing.
 ///
 /// A class: its state (tens of kilobytes of fixed-capacity storage) lives
 /// in one allocation made at setup instead of on a thread's stack.
@@ -75,16 +76,12 @@ public final class ScanLoop<Source: FrontEnd> {
       return false
     }
     guard try source.next(into: &frame) else { return false }
-    interaction.observe(&frame)
-    pipeline.process(&frame)
-    tracker.update(
-      contacts: interaction.contacts(of: &pipeline), outcome: pipeline.outcome, loadAbsorbed: pipeline.loadAbsorbed)
     sourceEnded = source.isAtEnd
-    if endRequested || sourceEnded {
-      tracker.cancelInThisFrame()
-      ended = true
-    }
-    makeReport(time: frame.time, number: frames)
+    let last = endRequested || sourceEnded
+    TouchFrame.process(
+      &frame, number: frames, last: last, pipeline: &pipeline, tracker: &tracker, interaction: &interaction,
+      report: &report)
+    if last { ended = true }
     frames += 1
     return true
   }
@@ -101,23 +98,12 @@ public final class ScanLoop<Source: FrontEnd> {
     guard !ended else { return false }
     sourceEnded = false
     ended = true
-    tracker.cancelAll()
-    guard tracker.count > 0 else {
-      report.removeAll()
-      return false
-    }
-    makeReport(time: Time_us(rawValue: Saturating.add(frame.time.rawValue, 1)), number: frames)
+    guard
+      TouchFrame.finish(
+        time: Time_us(rawValue: Saturating.add(frame.time.rawValue, 1)), number: frames, tracker: &tracker,
+        interaction: &interaction, report: &report)
+    else { return false }
     frames += 1
     return true
-  }
-
-  func makeReport(time: Time_us, number: UInt64) {
-    report.removeAll()
-    report.time = time
-    report.frame = number
-    for i in 0..<tracker.count {
-      report.append(TouchReport(touch: tracker[i]))
-    }
-    interaction.update(&report)
   }
 }

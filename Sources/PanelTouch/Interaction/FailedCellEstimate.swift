@@ -20,16 +20,17 @@ import ForceCore
 ///
 /// Only frames with a cell at its rail are touched; allocation-free.
 public struct FailedCellEstimate: Sendable {
-  let cellCount: Int
-  let x_mm: CellArray<Double>
-  let y_mm: CellArray<Double>
+  var cellCount: Int
+  var x_mm: CellArray<Double>
+  var y_mm: CellArray<Double>
   /// 0 for a plate on supports.
-  let columns: Int
-  let rows: Int
-  let reach_um: Int64
+  var columns: Int
+  var rows: Int
+  var reach_um: Int64
   /// The core's own contact finder (its configuration comes with the
-  /// pipeline: the calibration's contact model), made at the first use.
-  var finder: ContactFinder?
+  /// pipeline: the calibration's contact model), set up at the first use.
+  var finder = ContactFinder()
+  var finderReady = false
   var image: CellArray<Force_mN> = CellArray(repeating: .zero)
   var failed: CellArray<Bool> = CellArray(repeating: false)
   /// The core's noise map, taken with the image (the estimated cell keeps
@@ -54,11 +55,53 @@ public struct FailedCellEstimate: Sendable {
     noise = NoiseMap(cellFloor: cellFloor)
   }
 
+  /// An estimate for no panel, to be set up in place with `setUp` (a
+  /// firmware's static storage).
+  public init() {
+    cellCount = 0
+    x_mm = CellArray(repeating: 0)
+    y_mm = CellArray(repeating: 0)
+    columns = 0
+    rows = 0
+    reach_um = 0
+    noise = NoiseMap(cellFloor: .zero)
+  }
+
+  /// `init(cellCount:x_mm:y_mm:columns:rows:pitch_mm:cellFloor:)` in place
+  /// (`x_mm` and `y_mm` are `inout` only so that they are read where they
+  /// are).
+  public mutating func setUp(
+    cellCount: Int, x_mm xs: inout CellArray<Double>, y_mm ys: inout CellArray<Double>, columns: Int, rows: Int,
+    pitch_mm: Double, cellFloor: Force_mN
+  ) {
+    self.cellCount = min(cellCount, Capacity.cells)
+    for k in 0..<Capacity.cells {
+      x_mm[k] = xs[k]
+      y_mm[k] = ys[k]
+      image[k] = .zero
+      failed[k] = false
+    }
+    self.columns = columns
+    self.rows = rows
+    reach_um = Int64(Length_um(millimetres: 1.5 * pitch_mm).rawValue)
+    noise.reset(cellFloor: cellFloor)
+    finderReady = false
+    contacts = ContactList()
+    estimated = 0
+  }
+
   /// The frame's contacts: the core's, or, when `health` saw cells at their
   /// rail in this frame, those of the image with the dead cells estimated.
   public mutating func contacts(_ pipeline: inout ForcePipeline, health: inout ForceHealthMonitor) -> ContactList {
     estimated = 0
     guard health.railedCells > 0, pipeline.outcome == .measured else { return pipeline.contacts }
+    return estimate(&pipeline, &health)
+  }
+
+  /// The contacts with the dead cells estimated (apart from the common
+  /// path, so that it keeps a small stack frame).
+  @inline(never)
+  mutating func estimate(_ pipeline: inout ForcePipeline, _ health: inout ForceHealthMonitor) -> ContactList {
     image = pipeline.image
     noise = pipeline.noise
     for k in 0..<cellCount {
@@ -68,8 +111,11 @@ public struct FailedCellEstimate: Sendable {
     for k in 0..<cellCount where failed[k] {
       image[k] = columns == 0 ? planeEstimate(of: k) : neighbourEstimate(of: k)
     }
-    if finder == nil { finder = ContactFinder(geometry: pipeline.geometry, configuration: pipeline.configuration) }
-    finder!.find(&image, noise: &noise, into: &contacts)
+    if !finderReady {
+      pipeline.setUp(finder: &finder)
+      finderReady = true
+    }
+    finder.find(&image, noise: &noise, into: &contacts)
     return contacts
   }
 

@@ -66,9 +66,9 @@ public struct ForceCapability: Sendable, Equatable {
 /// Allocation-free.
 public struct ForceHealthMonitor: Sendable {
   /// Frames at a rail (or invalid) before a fault is declared.
-  public let faultFrames: Int
+  public private(set) var faultFrames: Int
   /// Good frames before a fault clears.
-  public let recoverFrames: Int
+  public private(set) var recoverFrames: Int
   var railRun: CellArray<UInt16> = CellArray(repeating: 0)
   var invalidRun = 0
   var goodRun = 0
@@ -82,6 +82,18 @@ public struct ForceHealthMonitor: Sendable {
   public init(rate_hz: Int) {
     faultFrames = max(2, rate_hz / 4)
     recoverFrames = max(2, rate_hz / 2)
+  }
+
+  /// `init(rate_hz:)` in place (a firmware's static storage).
+  public mutating func setUp(rate_hz: Int) {
+    faultFrames = max(2, rate_hz / 4)
+    recoverFrames = max(2, rate_hz / 2)
+    for k in 0..<Capacity.cells { railRun[k] = 0 }
+    invalidRun = 0
+    goodRun = 0
+    fault = .available
+    railSamples = 0
+    railedCells = 0
   }
 
   /// Whether cell `k` was at a rail in the last valid frame.

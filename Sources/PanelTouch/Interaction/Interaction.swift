@@ -15,11 +15,11 @@ public struct Interaction: Sendable {
   /// run that starts otherwise announces it in its first frame.
   public private(set) var capability = ForceCapability.available
   /// Whether the run has a valid calibration.
-  public let calibrated: Bool
+  public private(set) var calibrated: Bool
   public private(set) var health: ForceHealthMonitor
   /// Contacts and positions while a cell is dead (at its rail).
   public private(set) var failedCells: FailedCellEstimate
-  public let rate_hz: Int
+  public private(set) var rate_hz: Int
   var rules: PressRules
   var slots: TouchArray<PressState> = TouchArray(repeating: PressState())
   var announceSensitivity = false
@@ -42,6 +42,31 @@ public struct Interaction: Sendable {
     health = ForceHealthMonitor(rate_hz: rate_hz)
     self.failedCells = failedCells
     rules = PressRules(settings: settings, sensitivity: settings.sensitivity, rate_hz: rate_hz)
+  }
+
+  /// `init(settings:rate_hz:regions:failedCells:calibrated:)` in place (a
+  /// firmware's static storage), with the failed-cell estimate's panel
+  /// (`FailedCellEstimate.setUp`).
+  public mutating func setUp(
+    settings: InteractionSettings, rate_hz: Int, regions: RegionMap, calibrated: Bool = true, cellCount: Int,
+    x_mm: inout CellArray<Double>, y_mm: inout CellArray<Double>, columns: Int, rows: Int, pitch_mm: Double,
+    cellFloor: Force_mN
+  ) {
+    self.settings = settings
+    self.regions = regions
+    self.calibrated = calibrated
+    self.rate_hz = rate_hz
+    capability = .available
+    health.setUp(rate_hz: rate_hz)
+    failedCells.setUp(
+      cellCount: cellCount, x_mm: &x_mm, y_mm: &y_mm, columns: columns, rows: rows, pitch_mm: pitch_mm,
+      cellFloor: cellFloor)
+    rules = PressRules(settings: settings, sensitivity: settings.sensitivity, rate_hz: rate_hz)
+    for i in 0..<Capacity.contacts { slots[i] = PressState() }
+    announceSensitivity = false
+    announceRegions = false
+    regionsGeneration = 1
+    reportedGeneration = 0
   }
 
   public var thresholds: StageThresholds { rules.thresholds }

@@ -51,21 +51,21 @@ public struct RegionMap: Sendable {
     /// nil for the whole panel (`whole`), which has none. (Their texts and
     /// JSON are read through PanelFormats' accessors: `items`, `name`,
     /// `nameJSON`, `placements`.)
-    package let compiled: Compiled?
+    package private(set) var compiled: Compiled?
 
     /// A checked and compiled list of items.
     package struct Compiled: Sendable {
       package let name: String
       package let nameJSON: [UInt8]
       package let file: String
-      package let items: [RegionItem]
+      package fileprivate(set) var items: [RegionItem]
       /// Per item, in item order.
-      package let placements: [MenuPlacement]
-      package let rects: [ItemRect]
-      package let traitTable: [ItemTraits]
-      package let fragments: [ItemJSON]
+      package fileprivate(set) var placements: [MenuPlacement]
+      package fileprivate(set) var rects: [ItemRect]
+      package fileprivate(set) var traitTable: [ItemTraits]
+      package fileprivate(set) var fragments: [ItemJSON]
       /// What a touch on no item can do.
-      package let background: ItemTraits
+      package fileprivate(set) var background: ItemTraits
       /// Guidelines the items follow only in part, one line each (they load;
       /// whoever loads them says these once).
       package let warnings: [String]
@@ -112,6 +112,43 @@ public struct RegionMap: Sendable {
     /// Whether the map has no items.
     public var isEmpty: Bool { compiled?.items.isEmpty ?? true }
 
+    /// Adds an item on top of the others: a rectangle (corners included)
+    /// and what it supports, with no name or actions of its own (a map the
+    /// frame path alone reads, as a core script gives it: docs/firmware.md;
+    /// the same on a microcontroller). False when the map is full.
+    public mutating func add(x0: Length_um, y0: Length_um, x1: Length_um, y1: Length_um, traits: ItemTraits) -> Bool {
+      var c =
+        compiled
+        ?? Compiled(
+          name: "", nameJSON: Array("\"\"".utf8), file: "", items: [], placements: [], rects: [], traitTable: [],
+          fragments: [], background: [])
+      guard c.rects.count < RegionMap.maxItems else { return false }
+      c.items.append(
+        RegionItem(
+          name: "", x_mm: x0.millimetres, y_mm: y0.millimetres, width_mm: x1.millimetres - x0.millimetres,
+          height_mm: y1.millimetres - y0.millimetres, peek: traits.contains(.peek), pop: traits.contains(.pop),
+          livePhoto: traits.contains(.livePhoto), editMenu: traits.contains(.editMenu)))
+      c.placements.append(MenuPlacement(side: .below, align: .center))
+      c.rects.append(ItemRect(x0: x0.rawValue, y0: y0.rawValue, x1: x1.rawValue, y1: y1.rawValue))
+      c.traitTable.append(traits)
+      c.fragments.append(ItemJSON(name: Array("\"\"".utf8), menu: [], actions: []))
+      c.background = []
+      compiled = c
+      return true
+    }
+
+    /// The items' rectangles and traits, in item order (what the frame
+    /// path reads of the map).
+    public var rectangles: [(x0: Length_um, y0: Length_um, x1: Length_um, y1: Length_um, traits: ItemTraits)] {
+      guard let c = compiled else { return [] }
+      return zip(c.rects, c.traitTable).map {
+        (
+          Length_um(rawValue: $0.0.x0), Length_um(rawValue: $0.0.y0), Length_um(rawValue: $0.0.x1),
+          Length_um(rawValue: $0.0.y1), $0.1
+        )
+      }
+    }
+
     /// The item under a point: the last declared item containing it (later
     /// items lie on top), or -1.
     @inline(__always)
@@ -150,10 +187,16 @@ public struct RegionMap: Sendable {
     public mutating func add(x_mm: Double, y_mm: Double, width_mm: Double, height_mm: Double, traits: ItemTraits)
       -> Bool
     {
+      add(
+        x0: Length_um(millimetres: x_mm), y0: Length_um(millimetres: y_mm),
+        x1: Length_um(millimetres: x_mm + width_mm), y1: Length_um(millimetres: y_mm + height_mm), traits: traits)
+    }
+
+    /// Adds an item on top of the others: a rectangle (corners included)
+    /// and what it supports. False when the map is full.
+    public mutating func add(x0: Length_um, y0: Length_um, x1: Length_um, y1: Length_um, traits: ItemTraits) -> Bool {
       guard count < RegionMap.fixedCapacity else { return false }
-      rects[count] = ItemRect(
-        x0: Length_um(millimetres: x_mm).rawValue, y0: Length_um(millimetres: y_mm).rawValue,
-        x1: Length_um(millimetres: x_mm + width_mm).rawValue, y1: Length_um(millimetres: y_mm + height_mm).rawValue)
+      rects[count] = ItemRect(x0: x0.rawValue, y0: y0.rawValue, x1: x1.rawValue, y1: y1.rawValue)
       traitTable[count] = traits
       count += 1
       return true
