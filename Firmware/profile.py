@@ -4,15 +4,16 @@
 Runs the firmware (Firmware/qemu-m4) on a core script under QEMU with
 `-d exec,nochain,in_asm`: QEMU prints each translation block's
 instructions when it translates it, and a line each time it executes one
-(`nochain` so that no execution goes unlogged). Every execution inside the
-frame path (between the meter's `stack_mark`/`systick_now` before
-`process` and the `systick_now` after it) counts each instruction of its
-block once; the instructions' addresses are mapped to functions and source
+(`nochain` so that no execution goes unlogged). Every execution inside a
+frame (between the meter's reads of SysTick around the touch stack, or
+with `--core` around ForcePipeline.process only) counts each instruction
+of its block once; the instructions' addresses are mapped to functions and source
 lines with the toolchain's `llvm-symbolizer`. Prints instructions per
 frame by function and by source line (docs/firmware.md, "Where the
 instructions go").
 
-    Firmware/profile.py FIRMWARE.elf SCRIPT.core [--frames N] [--skip M] [--top K]
+    Firmware/profile.py FIRMWARE.elf SCRIPT.core [--frames N] [--skip M] [--top K] [--core]
+        [--within NAME [--addresses]]
 
 `--frames N` runs the script's first N frames (default 400), `--skip M`
 leaves the first M of them out of the counts (default 100: seeding and
@@ -36,6 +37,7 @@ def main():
     ap.add_argument("--frames", type=int, default=400)
     ap.add_argument("--skip", type=int, default=100)
     ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--core", action="store_true", help="ForceCore's part of each frame only (ForcePipeline.process)")
     ap.add_argument("--within", help="only the lines of outermost functions whose name contains this")
     ap.add_argument("--addresses", action="store_true",
                     help="with --within: executions per instruction address, in address order")
@@ -66,6 +68,7 @@ def main():
         current = None     # the block being disassembled
         inside = False
         marked = False
+        ticks = 0
         frames = 0
         previous = ""
         exec_re = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/[0-9a-f]+/[0-9a-f]+\] ?(\S*)")
@@ -83,15 +86,20 @@ def main():
                     # `systick_now` into blocks at its device read).
                     called = symbol != previous
                     previous = symbol
+                    # Each frame: stack_mark, then systick_now four times:
+                    # the frame starts, ForceCore starts, ForceCore ends,
+                    # the frame ends (Firmware/qemu-m4/Main.swift's meter).
                     if symbol == "stack_mark":
                         marked = True
-                    elif symbol == "systick_now" and called:
-                        if marked:
-                            marked = False
+                        ticks = 0
+                    elif symbol == "systick_now" and called and marked:
+                        ticks += 1
+                        if ticks == 1:
                             frames += 1
-                            inside = frames > a.skip
-                            continue
-                        inside = False
+                        inside = frames > a.skip and (ticks == 2 if a.core else ticks in (1, 2, 3))
+                        if ticks == 4:
+                            marked = False
+                        continue
                     if inside:
                         counts[pc] += 1
                 elif line.startswith("IN:"):

@@ -1,6 +1,8 @@
-// Start-up of the Cortex-M4 firmware on QEMU's mps2-an386 board: the vector
-// table, RAM set-up, the FPU and SysTick, semihosting calls, and the few
-// C-level hooks the Swift code and the embedded runtime expect.
+// Start-up of the firmware on QEMU's mps2-an386 board (a Cortex-M4; also
+// the Cortex-M0+ build, whose instruction set the M4 runs): the vector
+// table, RAM set-up, the FPU and SysTick, semihosting calls, the run
+// state's static storage, and the few C-level hooks the Swift code and the
+// embedded runtime expect.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,7 +79,9 @@ uint32_t stack_size(void) { return (uint32_t)((char *)&__stack_top - (char *)&__
 // an all-zero CoreRunState is a valid empty one (every field is an integer,
 // a flag, a Double or an enumeration whose first case is 0); CoreRun.run sets
 // it up in place. The Swift side checks that it fits.
-#define RUN_STATE_BYTES (132 * 1024)
+#ifndef RUN_STATE_BYTES
+#define RUN_STATE_BYTES (128 * 1024)  // build.sh sizes it for the core's capacity
+#endif
 static uint64_t run_state[RUN_STATE_BYTES / 8];
 void *run_state_address(void) { return run_state; }
 uint32_t run_state_capacity(void) { return RUN_STATE_BYTES; }
@@ -90,8 +94,10 @@ __attribute__((noreturn)) void Reset_Handler(void) {
   uint32_t *sp;
   __asm__ volatile("mov %0, sp" : "=r"(sp));
   for (uint32_t *s = &__stack_bottom; s < sp - 16;) *s++ = STACK_PAINT;
+#if __ARM_ARCH >= 7  // a Cortex-M4F; a Cortex-M0+ has none
   CPACR |= 0xFu << 20;  // CP10, CP11: the FPU
   __asm__ volatile("dsb\n isb");
+#endif
   SYST_RVR = 0xFFFFFF;
   SYST_CVR = 0;
   SYST_CSR = 5;  // enabled, core clock, no interrupt
@@ -112,6 +118,36 @@ __attribute__((noreturn)) void __stack_chk_fail(void) {
   console("firmware: stack smashed\n");
   semihost_exit(3);
 }
+
+#if __ARM_ARCH < 7
+// A Cortex-M0+ (ARMv6-M) has no exclusive loads and stores, so the compiler
+// calls these for the runtime's one-time initialisations (swift_once). One
+// core: plain accesses, the compare-and-swap with interrupts masked.
+#include <stdbool.h>
+uint32_t __atomic_load_4(const volatile void *p, int order) {
+  (void)order;
+  return *(const volatile uint32_t *)p;
+}
+void __atomic_store_4(volatile void *p, uint32_t v, int order) {
+  (void)order;
+  *(volatile uint32_t *)p = v;
+}
+bool __atomic_compare_exchange_4(volatile void *p, void *expected, uint32_t desired, bool weak, int success,
+                                 int failure) {
+  (void)weak, (void)success, (void)failure;
+  uint32_t primask;
+  __asm__ volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
+  uint32_t current = *(volatile uint32_t *)p;
+  bool swapped = current == *(uint32_t *)expected;
+  if (swapped) {
+    *(volatile uint32_t *)p = desired;
+  } else {
+    *(uint32_t *)expected = current;
+  }
+  __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+  return swapped;
+}
+#endif
 
 // Seeds the standard library's hashing (not on the frame path; the board
 // has no entropy source, so the seed is fixed).

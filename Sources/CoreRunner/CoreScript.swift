@@ -139,8 +139,8 @@ struct ScriptSetup {
         let columns = try int(&reader, &tokens)
         let rows = try int(&reader, &tokens)
         let pitch = try length(&reader, &tokens)
-        guard columns >= 1, rows >= 1, columns <= 256, rows <= 256, columns * rows <= 256 else {
-          throw fail("a grid of more cells than the core's capacity (256), or none")
+        guard columns >= 1, rows >= 1, columns <= 256, rows <= 256, columns * rows <= Int64(Capacity.cells) else {
+          throw fail("a grid of more cells than the core holds (Capacity.cells, 256 unless built smaller), or none")
         }
         geometry = PanelGeometry(
           width: width, height: height, columns: Int(truncatingIfNeeded: columns),
@@ -150,7 +150,7 @@ struct ScriptSetup {
       guard sawPanel, case .supports = geometry.layout else { throw fail("`cell` before `plate`, or on a grid") }
       let x = try length(&reader, &tokens)
       let y = try length(&reader, &tokens)
-      guard geometry.addCell(x: x, y: y) else { throw fail("more cells than the core's capacity (256)") }
+      guard geometry.addCell(x: x, y: y) else { throw fail("more cells than the core holds (Capacity.cells, 256 unless built smaller)") }
     } else if reader.word(keyword, is: "set") {
       guard let name = tokens.next(&reader) else { throw fail("`set` without a name") }
       var given = SettingValues()
@@ -176,7 +176,7 @@ struct ScriptSetup {
         throw fail("a table setting takes every entry (interpolationBias 17, spreading_Q16 13)")
       }
     } else if reader.word(keyword, is: "calibration") {
-      guard calibrations < Capacity.cells else { throw fail("more calibrations than the core's capacity (256)") }
+      guard calibrations < Capacity.cells else { throw fail("more calibrations than the core holds (Capacity.cells, 256 unless built smaller)") }
       var c = CellCalibration.unity
       c.offset = Counts_Q16(rawValue: try int(&reader, &tokens))
       c.scale_Q40 = try int(&reader, &tokens)
@@ -236,7 +236,7 @@ struct ScriptSetup {
       guard v == 0 || v == 1 else { throw fail("`calibrated` is 0 or 1") }
       calibrated = v == 1
     } else if reader.word(keyword, is: "position") {
-      guard positions < Capacity.cells else { throw fail("more positions than the core's capacity (256)") }
+      guard positions < Capacity.cells else { throw fail("more positions than the core holds (Capacity.cells, 256 unless built smaller)") }
       positionX[positions] = Double(bitPattern: UInt64(bitPattern: try int(&reader, &tokens)))
       positionY[positions] = Double(bitPattern: UInt64(bitPattern: try int(&reader, &tokens)))
       positions += 1

@@ -3,16 +3,16 @@
 /// added on top, so temperature changes are absorbed even while frozen).
 ///
 /// Tracking follows touch controllers (QTouch, CapSense, CapTIvate):
-/// - untouched, the baseline follows the delta slowly, and faster down
-///   where the cell's recent mean is clearly (one noise) below it (both
-///   first-order, 2^-shift per frame), so temperature and creep are
-///   followed but a press is not absorbed, and noise leaves no bias. The
-///   frames' deltas are summed, and the baseline moves by the sum once
-///   every `BaselineRules.period` frames (the cell's tick, `ForcePipeline`
-///   staggers the cells' ticks): the same first-order follow, at an
-///   eighth of the work;
-/// - a delta below minus the re-seed level for a run of frames moves the
-///   baseline at once, by the run's mean delta (the panel was seeded or
+/// - untouched, the baseline follows the cell's recent mean (its last 8
+///   frames) slowly, and faster down where that mean is clearly (one
+///   noise) below it (both first-order, 2^-shift per frame), so
+///   temperature and creep are followed but a press is not absorbed, and
+///   noise leaves no bias. It moves once every `BaselineRules.period`
+///   frames, by what that many frames would have moved it (the cell's
+///   *tick*; `ForcePipeline` staggers the cells' ticks): the same
+///   first-order follow, and no work in the frames between;
+/// - a recent mean below minus the re-seed level (a run of frames there)
+///   moves the baseline at once, to that mean (the panel was seeded or
 ///   parked with a load on it);
 /// - while touched nothing drifts, and for a hold after release only a
 ///   cell that reads within its noise or wander (`ForcePipeline.track`);
@@ -35,16 +35,8 @@ public struct Baseline: Sendable {
   /// The baseline at the reference temperature, Q47.16 counts: the chosen
   /// candidate's.
   public var level: Counts_Q16
-  /// The deltas of the frames below minus the re-seed level, summed (Q16
-  /// counts), ...
-  var runSum: Int64 = 0
-  /// Since the last tick, the drifting frames' deltas from `level`,
-  /// summed (Q16 counts): those within the cell's noise (`quiet`: every
-  /// candidate follows them) and the others (the board's rate only).
-  var quietSum: Int64 = 0
-  var loudSum: Int64 = 0
-  /// ... and how many frames that has lasted.
-  var negativeRun: Int32 = 0
+  /// Ticks in a row whose recent mean was below minus the re-seed level.
+  var negativeTicks: Int32 = 0
   /// Candidate `j` follows at 4^j times the board's rate; its level is
   /// `level + offsets[j]` (Q16 counts), so moving `level` moves them all.
   /// 32 bits (within 32 768 counts of the chosen one, saturated).
@@ -60,8 +52,6 @@ public struct Baseline: Sendable {
   var scored: UInt16 = 0
   /// The candidate `level` is (its offset is 0).
   public internal(set) var chosen: UInt8 = 0
-  /// Quiet frames in `quietSum`.
-  var quietFrames: UInt8 = 0
 
   public init(level: Counts_Q16 = Counts_Q16(rawValue: 0)) {
     self.level = level
@@ -80,15 +70,7 @@ public struct Baseline: Sendable {
     recent = Baseline.snapshotValue(level.rawValue)
     earlier = recent
     for j in 0..<BaselineRules.maxCandidates { offsets[j] = 0 }
-    restartPeriod()
-  }
-
-  /// Drops the sums since the last tick (the level moved at once).
-  @inline(__always)
-  mutating func restartPeriod() {
-    quietSum = 0
-    loudSum = 0
-    quietFrames = 0
+    negativeTicks = 0
   }
 
   /// Moves the baseline at once by `counts` (Q16), its snapshots with it:
@@ -98,7 +80,7 @@ public struct Baseline: Sendable {
     level.rawValue &+= counts
     recent = Baseline.snapshotValue((Int64(recent) &<< 8) &+ counts)
     earlier = Baseline.snapshotValue((Int64(earlier) &<< 8) &+ counts)
-    restartPeriod()
+    negativeTicks = 0
   }
 
   /// Whether `delta` (Q16 counts) is within three deviations of what the
@@ -128,7 +110,7 @@ public struct Baseline: Sendable {
   mutating func rollBack() {
     level.rawValue = Int64(earlier) &<< 8
     recent = earlier
-    restartPeriod()
+    negativeTicks = 0
   }
 }
 
@@ -137,10 +119,10 @@ public typealias CandidateArray<Element> = InlineArray<3, Element>
 
 /// The baseline rules in frame units, derived from `CoreConfiguration`.
 public struct BaselineRules: Sendable {
-  /// Frames between a cell's ticks: its baseline moves by the frames'
-  /// sums, its candidates are scored, its noise is measured. (The work of
-  /// a tick is a cell's largest; the cells' ticks are staggered, so a
-  /// frame does an eighth of them.)
+  /// Frames between a cell's ticks: its baseline moves by what as many
+  /// frames would have moved it, its candidates are scored, its noise is
+  /// measured. (A tick is all of a cell's work beyond its conversion; the
+  /// cells' ticks are staggered, so a frame does an eighth of them.)
   public static let period = 8
   /// log2 of `period`: an average over the ticks takes this much less
   /// shift than one over the frames for the same time constant.
@@ -151,6 +133,9 @@ public struct BaselineRules: Sendable {
   public var downShift: Int
   public var reseedLevel: Int32
   public var reseedFrames: Int32
+  /// Ticks in a row a recent mean must stay below minus the re-seed level
+  /// (`reseedFrames` in ticks, at least one).
+  public var reseedTicks: Int32
   /// Candidate rates: the board's `upShift` and faster ones, down to
   /// `driftMin_ms`.
   public var candidates: Int
@@ -168,6 +153,7 @@ public struct BaselineRules: Sendable {
     downShift = BaselineRules.shift(frames: c.frames(c.driftDown_ms))
     reseedLevel = c.reseedLevel.rawValue
     reseedFrames = Int32(max(1, c.reseedFrames))
+    reseedTicks = Int32(max(1, c.reseedFrames / BaselineRules.period))
     let fastest = BaselineRules.shift(frames: c.frames(c.driftMin_ms))
     candidates = min(BaselineRules.maxCandidates, max(1, (upShift - fastest) / 2 + 1))
     // Scored once a tick (`period` frames): four noise windows are
@@ -198,45 +184,23 @@ public struct BaselineRules: Sendable {
 }
 
 extension Baseline {
-  /// One frame of a cell that is not held by a contact (`delta`, Q16
-  /// counts, and its force): a re-seed run, or, when the cell `drift`s,
-  /// its delta into the sums (`quiet`: within three noises, which every
-  /// candidate follows). `reseedLevel` (mN Q10) is this cell's (the
-  /// board's, or its noise's multiple if larger). Returns true when the
-  /// baseline was re-seeded.
-  @inline(__always)
-  mutating func track(
-    delta: Int64, force: Force_mN, quiet: Bool, drift: Bool, rules: BaselineRules, reseedLevel: Int32
-  ) -> Bool {
-    if force.rawValue < 0 &- reseedLevel {
-      // Far below the baseline: only a sustained run re-seeds it, by the
-      // run's mean (one noisy sample would leave its noise in the
-      // baseline); a sample that slipped past the spike filter must not
-      // drag it down.
-      negativeRun &+= 1
-      runSum &+= delta
-      guard negativeRun >= rules.reseedFrames else { return false }
-      move(by: runSum / Int64(negativeRun))
-      negativeRun = 0
-      runSum = 0
-      return true
-    }
-    if negativeRun != 0 { freeze() }
-    guard drift else { return false }
-    if quiet {
-      quietSum &+= delta
-      quietFrames &+= 1
-    } else {
-      loudSum &+= delta
-    }
-    return false
-  }
-
-  /// The cell's tick (every `BaselineRules.period` frames): the level
-  /// follows the frames' sums, the quiet ones at the chosen candidate's
-  /// rate and the others at the board's; the other candidates follow the
-  /// quiet ones at their rates; when this frame is quiet (`raw`, the
-  /// unfiltered sample's delta from `level`, non-nil) every candidate is
+  /// The cell's tick (every `BaselineRules.period` frames) while it is not
+  /// held: `mean` is the delta of its recent mean (8 frames, Q16 counts)
+  /// from `level`, and `meanForce` its force; `reseedLevel` (mN Q10) is
+  /// this cell's (the board's, or its noise's multiple if larger), Int32.max
+  /// where the cell is never re-seeded alone (a plate's). Returns true when
+  /// the baseline was re-seeded.
+  ///
+  /// A mean far below the baseline for `reseedTicks` ticks moves it there
+  /// at once (one noisy sample would leave its noise in the baseline; a
+  /// sample that slipped past the spike filter does not move the mean far).
+  /// Otherwise, where the cell drifts, the level moves by what `period`
+  /// frames at its rate would have moved it toward the mean: the chosen
+  /// candidate's rate when the mean is within the cell's noise (`quiet`),
+  /// the board's otherwise, and the fast downward rate when `falling`; the
+  /// other candidates follow a quiet mean at their rates and keep their
+  /// place as the level moves. When this frame's unfiltered sample is
+  /// quiet (`raw`, its delta from `level`, non-nil) every candidate is
   /// first scored on it, and the cell changes to a candidate whose score
   /// is better by more than 1/512. (On white noise the board's rate scores
   /// better than 16 times it by about 1/256, and the scores' own spread
@@ -244,22 +208,31 @@ extension Baseline {
   /// made a fast rate look better comes back.) Scored on the unfiltered
   /// sample: its noise is independent of every earlier sample's (the
   /// median filter's outputs are not, and would favour the fastest rate on
-  /// white noise). A sample beyond the cell's noise (a finger's edge or
+  /// white noise). A mean beyond the cell's noise (a finger's edge or
   /// tail, a light load) is followed at the board's rate only and scores
   /// nothing: the faster rates are for what looks like the cell's own
-  /// wander. `falling`: the cell's recent mean is clearly below the
-  /// baseline, so it follows at the fast downward rate. Deltas are bounded
-  /// by the 24-bit counts (Q16): no overflow.
+  /// wander. Deltas are bounded by the 24-bit counts (Q16): no overflow.
   @inline(__always)
-  mutating func tick(raw: Int64?, falling: Bool, rules: BaselineRules) {
-    let count = min(rules.candidates, BaselineRules.maxCandidates)
+  mutating func tick(
+    mean: Int64, meanForce: Force_mN, quiet: Bool, drift: Bool, raw: Int64?, falling: Bool, rules: BaselineRules,
+    reseedLevel: Int32
+  ) -> Bool {
+    if meanForce.rawValue < 0 &- reseedLevel {
+      negativeTicks &+= 1
+      guard negativeTicks >= rules.reseedTicks else { return false }
+      move(by: mean)
+      return true
+    }
+    negativeTicks = 0
+    guard drift else { return false }
+    // What `period` frames at 2^-shift each would move it (to first
+    // order); a loud mean at the board's rate, every candidate with it.
     let c = Int(chosen)
-    let n = Int64(quietFrames)
-    let sum = quietSum
-    let move = Shift64.right(sum, rules.shift(c, falling: falling))
-    level.rawValue &+= move &+ Shift64.right(loudSum, rules.shift(0, falling: falling))
-    restartPeriod()
-    guard count > 1 else { return }
+    let steps = mean &<< Int64(BaselineRules.periodShift)
+    let move = Shift64.right(steps, rules.shift(quiet ? c : 0, falling: falling))
+    level.rawValue &+= move
+    let count = min(rules.candidates, BaselineRules.maxCandidates)
+    guard quiet && count > 1 else { return false }
     var best = c
     if let raw {
       // Every candidate scored as it stood before this tick.
@@ -276,30 +249,35 @@ extension Baseline {
         errors[j] = Saturating.int32(score &+ Shift64.right(miss &- score, s))
       }
     }
-    // The others follow the quiet frames at once by their sum (a candidate
-    // pulled by 2^-shift of the sum of its distances from the samples, as
-    // n frames one by one would pull it to within n x 2^-shift), and keep
-    // their place as `level` moves.
+    // The others follow the mean at their own rates, and keep their place
+    // as `level` moves.
     for j in 0..<count where j != c {
       let offset = Int64(offsets[j])
-      let pull = n == 0 ? 0 : Shift64.right(sum &- n &* offset, rules.shift(j, falling: falling))
+      let pull = Shift64.right((mean &- offset) &<< Int64(BaselineRules.periodShift), rules.shift(j, falling: falling))
       offsets[j] = Saturating.int32(offset &+ pull &- move)
       if errors[j] < errors[best] { best = j }
     }
     let current = errors[c]
     guard raw != nil, best != c, scored >= rules.scoreFrames, errors[best] < current &- (current &>> 9) else {
-      return
+      return false
     }
     let moved = offsets[best]
     level.rawValue &+= Int64(moved)
-    for j in 0..<count { offsets[j] = Saturating.int32(Int64(offsets[j]) &- Int64(moved)) }
+    shiftOffsets(by: Int64(moved))
     chosen = UInt8(truncatingIfNeeded: best)
+    return false
   }
 
-  /// A touched frame: nothing drifts, runs restart.
+  /// The candidates' offsets after `level` moved by `counts` while they
+  /// did not (Q16 counts, saturated).
+  @inline(__always)
+  mutating func shiftOffsets(by counts: Int64) {
+    for j in 0..<BaselineRules.maxCandidates { offsets[j] = Saturating.int32(Int64(offsets[j]) &- counts) }
+  }
+
+  /// A held cell: its re-seed run restarts.
   @inline(__always)
   public mutating func freeze() {
-    negativeRun = 0
-    runSum = 0
+    negativeTicks = 0
   }
 }

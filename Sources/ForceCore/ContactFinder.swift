@@ -217,6 +217,11 @@ public struct ContactFinder: Sendable {
   static func term(_ s: Int32, _ dx: Int64, _ dy: Int64) -> Int64 {
     let s2 = Int64(s) &* Int64(s)  // mN^2 Q20
     let d2 = Saturating.add(dx &* dx, dy &* dy)
+    // Both under 2^31 (a noise under 45 mN, a distance under 46 mm): the
+    // product fits 62 bits, one 32 x 32-bit multiplication.
+    if let a = Saturating.narrow(s2), let b = Saturating.narrow(d2) {
+      return Saturating.roundingShift(Int64(a) &* Int64(b), 20)
+    }
     return Saturating.multiplyShift(s2, d2, 20)
   }
 

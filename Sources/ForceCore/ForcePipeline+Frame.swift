@@ -6,18 +6,15 @@ extension ForcePipeline {
   /// Filters every cell's sample and, once seeded, converts its delta from
   /// the baseline to force. The frames before seeding prime the filters
   /// and the averages (`prime`); after them, one loop per setting of the
-  /// median filter and of `follow`, so that nothing but the per-cell
-  /// arithmetic is tested in it.
+  /// median filter, so that nothing but the per-cell arithmetic is tested
+  /// in it.
   mutating func convert(_ frame: inout RawFrame, count n: Int, seeding: Bool) {
-    // A grid's cells take their frame here (`follow`); a plate's once its
-    // cross-talk is corrected (`track`).
-    let following = columns != 0 && coupling.size == 0
-    switch (seeding, configuration.spikeFilter, following) {
-    case (true, _, _): prime(&frame, count: n)
-    case (false, true, true): measure(&frame, count: n, medianOfThree: true, following: true)
-    case (false, true, false): measure(&frame, count: n, medianOfThree: true, following: false)
-    case (false, false, true): measure(&frame, count: n, medianOfThree: false, following: true)
-    case (false, false, false): measure(&frame, count: n, medianOfThree: false, following: false)
+    if seeding {
+      prime(&frame, count: n)
+    } else if configuration.spikeFilter {
+      measure(&frame, count: n, medianOfThree: true)
+    } else {
+      measure(&frame, count: n, medianOfThree: false)
     }
   }
 
@@ -48,16 +45,13 @@ extension ForcePipeline {
   }
 
   /// A measured frame: each cell's filtered sample, its recent mean, its
-  /// delta from the baseline and its force; then what the cell's baseline
-  /// takes from the frame (`follow`). 32-bit wherever counts are (their
-  /// differences, the step and spike limits).
+  /// delta from the baseline and its force: all a cell does every frame.
+  /// 32-bit wherever counts are (their differences, the step and spike
+  /// limits).
   @inline(__always)
-  mutating func measure(_ frame: inout RawFrame, count n: Int, medianOfThree: Bool, following: Bool) {
+  mutating func measure(_ frame: inout RawFrame, count n: Int, medianOfThree: Bool) {
     var spikes: UInt32 = 0
     var saturated: UInt32 = 0
-    var reseeds: UInt32 = 0
-    var total: Int64 = 0
-    var everyCellDrifts = true
     for k in 0..<min(n, Capacity.cells) {
       var raw = frame.counts[k]
       if raw >= RawCounts.max || raw <= RawCounts.min {
@@ -76,44 +70,10 @@ extension ForcePipeline {
       // 24-bit counts in Q16 minus bounded baselines: no overflow.
       let delta = sample &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
       cells[k].delta = delta
-      let force = cells[k].conversion.force(delta: Counts_Q16(rawValue: delta))
-      image[k] = force
-      total &+= Int64(force.rawValue)
-      if following && follow(k, delta: delta, force: force, reseeds: &reseeds) {
-        everyCellDrifts = false
-      }
+      image[k] = cells[k].conversion.force(delta: Counts_Q16(rawValue: delta))
     }
-    lastTotal = total
-    everyCellDrifted = following && everyCellDrifts
     health.spikes &+= spikes
     health.saturatedSamples &+= saturated
-    health.reseeds &+= reseeds
-  }
-
-  /// What grid cell `k`'s baseline takes from this frame: a re-seed run,
-  /// or, where it drifts, its delta into the baseline's sums
-  /// (`Baseline.track`). Judged by the cell's holds as they stand before
-  /// this frame's contacts (a cell held in the last frame counts as held;
-  /// one that a contact starts holding in this frame rolls its drift back
-  /// anyway, this frame's with it: `hold`), so that the conversion's loop
-  /// does it while the cell's values are at hand. Returns true when the
-  /// cell does not drift.
-  @inline(__always)
-  mutating func follow(_ k: Int, delta: Int64, force: Force_mN, reseeds: inout UInt32) -> Bool {
-    let sinceMark = heldUntil[k] &- now
-    guard sinceMark != holdFrames else {
-      if cells[k].baseline.negativeRun != 0 { cells[k].baseline.freeze() }
-      return true
-    }
-    // This frame's hold, unless a contact marks the cell again.
-    let drift = drifts(k, hold: sinceMark &- 1, force: force, delta: delta, sinking: false)
-    if cells[k].baseline.track(
-      delta: delta, force: force, quiet: drift.quiet, drift: drift.drift, rules: rules,
-      reseedLevel: cells[k].reseedLevel)
-    {
-      reseeds &+= 1
-    }
-    return !drift.drift
   }
 
   /// A step no press can make (from the cell's last filtered sample):
@@ -149,7 +109,7 @@ extension ForcePipeline {
     let n = min(geometry.cellCount, Capacity.cells)
     if columns == 0 {
       guard touched else { return }
-      for k in 0..<n { hold(k) }
+      hold(0..<n)
       return
     }
     for i in 0..<contacts.count {
@@ -163,94 +123,76 @@ extension ForcePipeline {
       let col = peak % columns
       let row = peak / columns
       // (A grid has at most 256 cells: its indices are far inside `Int`.)
+      let first = max(0, col &- freezeRadius)
+      let last = min(columns &- 1, col &+ freezeRadius)
       for r in max(0, row &- freezeRadius)...min(rows &- 1, row &+ freezeRadius) {
-        for cc in max(0, col &- freezeRadius)...min(columns &- 1, col &+ freezeRadius) {
-          let k = r &* columns &+ cc
-          if k < n { hold(k) }
-        }
+        let start = r &* columns
+        hold(min(start &+ first, n)..<min(start &+ last &+ 1, n))
       }
     }
   }
 
-  /// Holds cell `k` for `holdFrames` from this frame; a cell that was not
-  /// held in the last frame rolls its drift back (this frame's with it,
-  /// which `follow` took before the contacts were known) and starts no
-  /// re-seed run.
+  /// Holds `cells` for `holdFrames` from this frame; a cell that was not
+  /// held in the last frame rolls its drift back and starts no re-seed
+  /// run.
   @inline(__always)
-  mutating func hold(_ k: Int) {
-    if heldUntil[k] &- now < holdFrames &- 1 {
-      cells[k].baseline.rollBack()
-      cells[k].baseline.freeze()
+  mutating func hold(_ cells: Range<Int>) {
+    guard !cells.isEmpty else { return }
+    held = true
+    let until = now &+ holdFrames
+    let lastFrame = holdFrames &- 1
+    for k in cells {
+      if heldUntil[k] &- now < lastFrame {
+        self.cells[k].baseline.rollBack()
+        self.cells[k].baseline.freeze()
+      }
+      heldUntil[k] = until
     }
-    heldUntil[k] = now &+ holdFrames
-    everyCellDrifted = false
   }
 
   /// Baseline tracking, after this frame's holds: the snapshots, the
-  /// ticks of the cells whose turn it is (`tick`: each cell's noise, its
-  /// baseline moved by the frames' sums), once every
-  /// `BaselineRules.period` frames the panel's own noise, and a plate's
-  /// joint re-seed.
+  /// ticks of the cells whose turn it is (`tick`), once every
+  /// `BaselineRules.period` frames the panel's own noise (when no cell is
+  /// held), and a plate's joint re-seed.
   mutating func track() {
     let n = min(geometry.cellCount, Capacity.cells)
     let plate = columns == 0
+    let phase = Int(now & Int32(BaselineRules.period - 1))
+    var total: Int64 = 0
     var sinking = false
-    if columns == 0 || coupling.size != 0 {
-      // Not yet followed in `measure`: the image as corrected, every
-      // cell's hold as this frame's contacts left it.
-      var total: Int64 = 0
+    if plate || phase == 0 {
       for k in 0..<n { total &+= Int64(image[k].rawValue) }
-      lastTotal = total
       // A plate far below zero drifts nowhere while it may be re-seeded.
       sinking = plate && total < 0 &- plateReseedLevel
-      var reseeds: UInt32 = 0
-      var everyCellDrifts = true
-      for k in 0..<n {
-        let hold = heldUntil[k] &- now
-        if hold == holdFrames {
-          if cells[k].baseline.negativeRun != 0 { cells[k].baseline.freeze() }
-          everyCellDrifts = false
-          continue
-        }
-        let force = image[k]
-        let delta = cells[k].delta
-        let drift = drifts(k, hold: hold, force: force, delta: delta, sinking: sinking)
-        everyCellDrifts = everyCellDrifts && drift.drift
-        // A plate's cells are re-seeded together (below); a grid's one by one.
-        if cells[k].baseline.track(
-          delta: delta, force: force, quiet: drift.quiet, drift: drift.drift, rules: rules,
-          reseedLevel: plate ? Int32.max : cells[k].reseedLevel)
-        {
-          reseeds &+= 1
-        }
-      }
-      everyCellDrifted = everyCellDrifts
-      health.reseeds &+= reseeds
     }
     sinceSnapshot &+= 1
     if sinceSnapshot >= snapshotFrames {
       sinceSnapshot = 0
       for k in 0..<n { cells[k].baseline.snapshot() }
     }
-    let phase = Int(now & Int32(BaselineRules.period - 1))
-    for k in stride(from: phase, to: n, by: BaselineRules.period) { tick(k, sinking: sinking) }
-    if phase == 0 && everyCellDrifted {
-      totalNoise.observe(Saturating.int32(lastTotal), shift: noiseShift)
+    var reseeds: UInt32 = 0
+    for k in stride(from: phase, to: n, by: BaselineRules.period) {
+      if tick(k, sinking: sinking) { reseeds &+= 1 }
+    }
+    if phase == 0 && !held && !sinking {
+      totalNoise.observe(Saturating.int32(total), shift: noiseShift)
       updateCorrelation()
     }
-    if plate && heldUntil[0] &- now != holdFrames { health.reseeds &+= reseedPlate(sinking: sinking) }
+    held = false
+    if plate && heldUntil[0] &- now != holdFrames { reseeds &+= reseedPlate(sinking: sinking) }
+    health.reseeds &+= reseeds
   }
 
   /// Whether cell `k` (not held this frame: `hold` frames of its hold
-  /// left) reads within three noises (`quiet`), and whether its baseline
-  /// drifts. During the hold the baseline still drifts, and the noise is
-  /// still measured, while the cell reads within three noises (its own, or
-  /// the wander the board's slow rate leaves it): a released press's cells
-  /// still carry its fall and its creep's recovery, but the cells around
-  /// it only wander, and a run of presses would otherwise freeze them for
-  /// as long as it lasts (their wander building up under every contact,
-  /// their noise never measured: thresholds left at the white noise seeded
-  /// at start).
+  /// left) reads within three noises (`quiet`, by its `force`), and
+  /// whether its baseline drifts. During the hold the baseline still
+  /// drifts, and the noise is still measured, while the cell reads within
+  /// three noises (its own, or the wander the board's slow rate leaves
+  /// it): a released press's cells still carry its fall and its creep's
+  /// recovery, but the cells around it only wander, and a run of presses
+  /// would otherwise freeze them for as long as it lasts (their wander
+  /// building up under every contact, their noise never measured:
+  /// thresholds left at the white noise seeded at start).
   @inline(__always)
   mutating func drifts(_ k: Int, hold: Int32, force: Force_mN, delta: Int64, sinking: Bool)
     -> (quiet: Bool, drift: Bool)
@@ -260,45 +202,61 @@ extension ForcePipeline {
     return (quiet, drift)
   }
 
-  /// Cell `k`'s tick (every `BaselineRules.period` frames, in turn): its
-  /// noise measured (the step of its raw samples for the white noise, its
-  /// force while it drifts for the noise the detector sees), and its
-  /// baseline moved by the frames' sums (`Baseline.tick`), scored on this
-  /// frame's sample when it is quiet.
-  mutating func tick(_ k: Int, sinking: Bool) {
+  /// Cell `k`'s tick (every `BaselineRules.period` frames, in turn) unless
+  /// a contact holds it: its noise measured (the step of its raw samples
+  /// for the white noise, this frame's force while it drifts for the noise
+  /// the detector sees), and its baseline moved toward its recent mean
+  /// (`Baseline.tick`), the candidate rates scored on this frame's sample
+  /// when it is quiet. Returns true when the cell was re-seeded.
+  mutating func tick(_ k: Int, sinking: Bool) -> Bool {
     let hold = heldUntil[k] &- now
     if hold < 0 { heldUntil[k] = now }  // the clock wraps; a settled cell stays settled
-    guard hold != holdFrames else { return }
+    guard hold != holdFrames else {
+      cells[k].baseline.freeze()
+      return false
+    }
+    let sigma = max(noise.sigma[k], 1)
     let force = image[k]
     let delta = cells[k].delta
-    let sigma = max(noise.sigma[k], 1)
-    let drift = drifts(k, hold: hold, force: force, delta: delta, sinking: sinking)
-    let reseeding = columns != 0 && force.rawValue < 0 &- cells[k].reseedLevel
+    // The recent mean (8 frames) and its force: what the baseline follows.
+    let mean = cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
+    let meanForce = cells[k].conversion.force(delta: Counts_Q16(rawValue: mean))
+    let followed = drifts(k, hold: hold, force: meanForce, delta: mean, sinking: sinking)
+    let sample = drifts(k, hold: hold, force: force, delta: delta, sinking: sinking)
     cells[k].filter.observeNoise()
-    if drift.drift {
+    if sample.drift {
       cells[k].residual.observe(force.rawValue, shift: noiseShift)
       updateNoise(of: k)
     }
-    // Fast downward drift only once settled, and where the recent mean
-    // (8 frames) is clearly below the baseline: chosen by each noisy
-    // sample's sign, the asymmetry would hold the baseline half a noise
-    // below the cell's mean, and a contact summing many cells would read
-    // that much high for each. (During the hold, the same rate both ways.)
-    var falling = false
-    if drift.drift && hold <= 0 {
-      let recent = cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
-      falling = cells[k].conversion.force(delta: Counts_Q16(rawValue: recent)).rawValue < 0 &- sigma
-    }
+    // Fast downward drift only once settled, and where the recent mean is
+    // clearly below the baseline: chosen by each noisy sample's sign, the
+    // asymmetry would hold the baseline half a noise below the cell's
+    // mean, and a contact summing many cells would read that much high for
+    // each. (During the hold, the same rate both ways.)
+    let falling = followed.drift && hold <= 0 && meanForce.rawValue < 0 &- sigma
     // The unfiltered sample's delta, what the candidates are scored on:
     // the filtered one's, moved by what the median took off this frame's
     // raw count; not when the median took off more than a spike's worth
     // (the first frame of a press: the median still has the cell at rest).
     var raw: Int64? = nil
     let taken = CellFilter.distance(cells[k].filter.old, cells[k].filtered)
-    if drift.quiet && drift.drift && !reseeding && taken <= cells[k].filter.spikeLimit {
+    if sample.quiet && followed.quiet && followed.drift && taken <= cells[k].filter.spikeLimit {
       raw = delta &+ ((Int64(cells[k].filter.old) &- Int64(cells[k].filtered)) &<< 16)
     }
-    cells[k].baseline.tick(raw: raw, falling: falling, rules: rules)
+    // A plate's cells are re-seeded together (`reseedPlate`); a grid's one by one.
+    let reseeded = cells[k].baseline.tick(
+      mean: mean, meanForce: meanForce, quiet: followed.quiet, drift: followed.drift, raw: raw, falling: falling,
+      rules: rules, reseedLevel: columns == 0 ? Int32.max : cells[k].reseedLevel)
+    if reseeded { restartAverage(k) }
+    return reseeded
+  }
+
+  /// Cell `k`'s recent mean starts again from its last sample: the
+  /// baseline moved at once to where the cell reads now, and what the mean
+  /// remembers from before is not drift.
+  @inline(__always)
+  mutating func restartAverage(_ k: Int) {
+    cells[k].average = Int64(cells[k].filtered) &<< 16
   }
 
   /// The total force below which a plate is re-seeded: the board's level,
@@ -327,6 +285,7 @@ extension ForcePipeline {
     for k in 0..<n {
       cells[k].baseline.move(by: cells[k].plateSum / Int64(plateRun))
       cells[k].plateSum = 0
+      restartAverage(k)
     }
     plateRun = 0
     return UInt32(truncatingIfNeeded: n)

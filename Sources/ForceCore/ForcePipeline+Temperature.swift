@@ -23,8 +23,8 @@ extension ForcePipeline {
   /// Recomputes the next `retuneBatch` cells' conversions, round the
   /// panel, until every cell has been recomputed since the temperature
   /// last changed: each cell lags the temperature by at most
-  /// cells / `retuneBatch` frames (16 at 256 cells: under 1/500 degC
-  /// in a ramp of 10 degC in 5 minutes at 320 frames/s), and a frame costs 16
+  /// cells / `retuneBatch` frames (32 at 256 cells: under 1/250 degC
+  /// in a ramp of 10 degC in 5 minutes at 320 frames/s), and a frame costs 8
   /// cells' conversions instead of all of them (the division by the span
   /// factor is the most expensive arithmetic in the core).
   mutating func retuneSome() {

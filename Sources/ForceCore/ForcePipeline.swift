@@ -133,7 +133,7 @@ public struct ForcePipeline: Sendable {
   /// Temperature changes smaller than this (Q8 degC: 1/8 degC) retune a
   /// few cells a frame (`retuneSome`), larger ones every cell at once.
   static let retuneStep_Q8: Int32 = 32
-  static let retuneBatch = 16
+  static let retuneBatch = 8
   /// The next cell `retuneSome` recomputes, and how many are still due.
   var retuneCursor = 0
   var retunePending = 0
@@ -157,10 +157,9 @@ public struct ForcePipeline: Sendable {
   /// A plate's cells are re-seeded together: frames its total force has
   /// stayed below minus the re-seed level.
   var plateRun: Int32 = 0
-  /// The last measured frame's total force, mN Q10, and whether every
-  /// cell's baseline drifted in it (its total's noise is measured then).
-  var lastTotal: Int64 = 0
-  var everyCellDrifted = false
+  /// Whether a contact holds a cell in this frame (the total's noise is
+  /// measured only in frames where none does).
+  var held = false
   var seeded = 0
   var temperatureKnown = false
   /// The median filters have their first samples.
@@ -240,8 +239,7 @@ public struct ForcePipeline: Sendable {
     sigmaSum = 0
     sigmaSquares = 0
     plateRun = 0
-    lastTotal = 0
-    everyCellDrifted = false
+    held = false
     seeded = 0
     temperatureKnown = false
     filtersPrimed = false

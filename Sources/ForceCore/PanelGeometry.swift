@@ -1,14 +1,39 @@
 /// Fixed capacities of the core. Storage is sized for these at compile time,
 /// so nothing in the frame path allocates.
+///
+/// 256 cells by default; a firmware for a smaller panel compiles with
+/// `-D FORCECORE_CELLS_16`, `_48`, `_64` or `_128` (every module that uses
+/// the core, the same), and every per-cell table shrinks with it
+/// (docs/firmware.md).
 public enum Capacity {
   /// Most cells a panel may have.
-  public static let cells = 256
+  #if FORCECORE_CELLS_16
+    public static let cells = 16
+  #elseif FORCECORE_CELLS_48
+    public static let cells = 48
+  #elseif FORCECORE_CELLS_64
+    public static let cells = 64
+  #elseif FORCECORE_CELLS_128
+    public static let cells = 128
+  #else
+    public static let cells = 256
+  #endif
   /// Most contacts reported in one frame.
   public static let contacts = 16
 }
 
 /// Per-cell storage of the core: one value per cell, up to `Capacity.cells`.
-public typealias CellArray<Element> = InlineArray<256, Element>
+#if FORCECORE_CELLS_16
+  public typealias CellArray<Element> = InlineArray<16, Element>
+#elseif FORCECORE_CELLS_48
+  public typealias CellArray<Element> = InlineArray<48, Element>
+#elseif FORCECORE_CELLS_64
+  public typealias CellArray<Element> = InlineArray<64, Element>
+#elseif FORCECORE_CELLS_128
+  public typealias CellArray<Element> = InlineArray<128, Element>
+#else
+  public typealias CellArray<Element> = InlineArray<256, Element>
+#endif
 
 /// How the cells sit under the panel, which decides how contacts are found.
 public enum CellLayout: Equatable, Sendable {

@@ -4,8 +4,8 @@ import Testing
 
 /// The temperature's compensation: a first reading or a large step retunes
 /// every cell at once; the small steps of a sensor's last bit and of slow
-/// ramps retune 16 cells a frame, round the panel, so every cell follows
-/// within cells / 16 frames; the span's scale is recomputed only once the
+/// ramps retune 8 cells a frame, round the panel, so every cell follows
+/// within cells / 8 frames; the span's scale is recomputed only once the
 /// temperature has moved 1/16 degC.
 @Suite struct RetuneTests {
   static let cells = 48
@@ -50,20 +50,20 @@ import Testing
     #expect(Self.exact(p, 33) == Self.cells)
   }
 
-  @Test func smallStepsReachEveryCellWithinCellsOver16Frames() {
+  @Test func smallStepsReachEveryCellWithinCellsOver8Frames() {
     var p = Self.pipeline()
     Self.step(&p, celsius: 30)
     let t = 30 + 1.0 / 256
     Self.step(&p, celsius: t)
-    // One frame: 16 cells have the new zero shift, the others not yet.
+    // One frame: 8 cells have the new zero shift, the others not yet.
     let zeroAt = { (p: ForcePipeline) in
       (0..<Self.cells).filter { k in
         p.cells[k].conversion.zeroShift == p.calibration[k].conversion(at: Temperature_C(celsius: t)).zeroShift
       }.count
     }
-    #expect(zeroAt(p) == 16)
-    Self.step(&p, celsius: t)
-    Self.step(&p, celsius: t)
+    #expect(ForcePipeline.retuneBatch == 8)
+    #expect(zeroAt(p) == 8)
+    for _ in 1..<(Self.cells / 8) { Self.step(&p, celsius: t) }
     #expect(zeroAt(p) == Self.cells)
     // The scale waits for 1/16 degC: still the one at 30 degC.
     #expect(Self.exact(p, 30) == 0)
@@ -73,13 +73,13 @@ import Testing
   @Test func aSlowRampKeepsEveryCellWithinATenthOfAPerMilleOfExact() {
     var p = Self.pipeline()
     Self.step(&p, celsius: 25)
-    // +0.5 degC in steps of 1/256 degC, then the 3 frames a pass takes.
+    // +0.5 degC in steps of 1/256 degC, then the frames a pass takes.
     var t = 25.0
     for _ in 0..<128 {
       t += 1.0 / 256
       Self.step(&p, celsius: t)
     }
-    for _ in 0..<3 { Self.step(&p, celsius: t) }
+    for _ in 0..<(Self.cells / ForcePipeline.retuneBatch) { Self.step(&p, celsius: t) }
     for k in 0..<Self.cells {
       let want = p.calibration[k].conversion(at: Temperature_C(celsius: t))
       let have = p.cells[k].conversion
