@@ -1,16 +1,15 @@
 // The smallest firmware shape around ForceCore, for its footprint on each
 // target (scripts/firmware-check.sh --figures): the state in static
-// storage, set up once from a calibration compiled in or loaded (integers
-// in the core's formats), one call per frame. C callers pass the numbers,
-// so nothing is folded away.
+// storage, set up in place once from a calibration compiled in or loaded
+// (integers in the core's formats), one call per frame. C callers pass the
+// numbers, so nothing is folded away.
 import ForceCore
 
-// Initialised on first use (an empty panel), so both live in .bss; an
-// Optional would put the pipeline's 43 kB in .data, and in flash.
-nonisolated(unsafe) var pipeline = ForcePipeline(
-  geometry: PanelGeometry(width: .zero, height: .zero), calibration: CellArray(repeating: .unity),
-  configuration: CoreConfiguration())
+// An empty pipeline and frame, set up in place by `forcecore_setup`.
+nonisolated(unsafe) var pipeline = ForcePipeline()
 nonisolated(unsafe) var frame = RawFrame(cellCount: 0)
+nonisolated(unsafe) var geometry = PanelGeometry(width: .zero, height: .zero)
+nonisolated(unsafe) var table: CellArray<CellCalibration> = CellArray(repeating: .unity)
 nonisolated(unsafe) var ready = false
 
 /// A grid of `columns` x `rows` cells at `pitch_um`; `calibration` holds 7
@@ -20,7 +19,6 @@ public func setup(
   _ columns: Int, _ rows: Int, _ pitch_um: Int32, _ calibration: UnsafePointer<Int64>
 ) {
   let cells = min(columns * rows, Capacity.cells)
-  var table: CellArray<CellCalibration> = CellArray(repeating: .unity)
   for k in 0..<cells {
     let p = calibration + 7 * k
     table[k].offset = Counts_Q16(rawValue: p[0])
@@ -32,12 +30,12 @@ public func setup(
     table[k].referenceTemperature = Temperature_C(rawValue: Int32(truncatingIfNeeded: p[6]))
   }
   let pitch = Length_um(rawValue: pitch_um)
-  let geometry = PanelGeometry(
+  geometry = PanelGeometry(
     width: Length_um(rawValue: pitch_um &* Int32(truncatingIfNeeded: columns)),
     height: Length_um(rawValue: pitch_um &* Int32(truncatingIfNeeded: rows)),
     columns: columns, rows: rows, pitch: pitch)
-  pipeline = ForcePipeline(geometry: geometry, calibration: table, configuration: CoreConfiguration())
-  frame = RawFrame(cellCount: cells)
+  pipeline.setUp(geometry: &geometry, calibration: &table, configuration: CoreConfiguration())
+  frame.cellCount = cells
   ready = true
 }
 
