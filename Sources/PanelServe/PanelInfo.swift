@@ -10,11 +10,14 @@ public struct PanelInfo: Sendable {
   /// Everything but the access, written once.
   let body: String
 
-  public init(board: Board, calibration: CalibrationRecord) {
+  /// `factoryReport`: the path of the factory's report when serve has a
+  /// database (`serve --db`), written as `factory_report` (null without).
+  public init(board: Board, calibration: CalibrationRecord, factoryReport: String? = nil) {
     var o = JSONWriter.object()
     o.raw("board", PanelInfo.board(board))
     o.raw("interaction", PanelInfo.interaction(board.interaction))
     o.raw("calibration", PanelInfo.calibration(calibration))
+    if let factoryReport { o.add("factory_report", factoryReport) } else { o.raw("factory_report", "null") }
     body = o.text
   }
 

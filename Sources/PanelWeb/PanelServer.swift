@@ -51,6 +51,13 @@ public final class PanelServer: Sendable {
   let metrics: PanelMetrics
   /// `--static DIR`, served under `/app/`.
   let folder: StaticFolder?
+  /// `--db`: the factory's report page, made when asked for.
+  let factoryReport: FactoryReportPage?
+
+  /// Makes the factory report's page (HTML) from the database.
+  public typealias FactoryReportPage = @Sendable () async throws -> String
+  /// Where the report is served.
+  public static let factoryReportPath = "/factory/report"
   let phase = Locked<Phase>(.starting)
 
   enum Phase: Sendable {
@@ -69,8 +76,9 @@ public final class PanelServer: Sendable {
 
   public init(
     address: ListenAddress, access: ServeAccess, policy: ConnectionPolicy, board: Board, calibration: CalibrationRecord,
-    hub: ServeHub, staticFolder: String? = nil
+    hub: ServeHub, staticFolder: String? = nil, factoryReport: FactoryReportPage? = nil
   ) throws(ServeError) {
+    self.factoryReport = factoryReport
     folder = try staticFolder.map { (path) throws(ServeError) in try StaticFolder(path: path) }
     metrics = PanelMetrics(board: board, calibration: calibration)
     self.address = address
@@ -80,7 +88,8 @@ public final class PanelServer: Sendable {
     self.hub = hub
     connections = ConnectionTable(cap: policy.maxConnections)
     sharedInput = Locked(.allClients(rate_hz: board.rate_hz, now_ns: monotonicNanoseconds()))
-    info = PanelInfo(board: board, calibration: calibration)
+    info = PanelInfo(
+      board: board, calibration: calibration, factoryReport: factoryReport == nil ? nil : Self.factoryReportPath)
   }
 
   /// The port listened on (0 before `start`).
@@ -212,6 +221,23 @@ public final class PanelServer: Sendable {
       headers[.cacheControl] = "no-cache"
       let text = metrics.scrape(status: hub.status, totals: hub.totals, connections: connections.counts)
       return Response(status: .ok, headers: headers, body: .init(byteBuffer: NIOCore.ByteBuffer(bytes: text)))
+    }
+    if let factoryReport {
+      // The line's data (serials, operators): off loopback, for the token's holder.
+      router.get(RouterPath(Self.factoryReportPath)) { [access] request, _ in
+        guard access.grantsControl(token: request.uri.queryParameters["token"].map(String.init)) else {
+          return Self.text(.forbidden, "the factory report needs the token: \(Self.factoryReportPath)?token=…")
+        }
+        do {
+          var headers = HTTPFields()
+          headers[.contentType] = "text/html; charset=utf-8"
+          headers[.cacheControl] = "no-cache"
+          return Response(status: .ok, headers: headers, body: .init(byteBuffer: NIOCore.ByteBuffer(string: try await factoryReport())))
+        } catch {
+          ServeLog.warn("factory report", "the factory report failed: \(error)")
+          return Self.text(.serviceUnavailable, "the factory database cannot be read now: \(error)")
+        }
+      }
     }
     // A request for /ws that was not upgraded: say why.
     router.get("/ws") { [self] request, _ in

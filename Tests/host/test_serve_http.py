@@ -6,7 +6,9 @@ Prometheus text format, read by python's prometheus_client; bad
 `--allow-origin` values and a port in use are refused with a plain
 message."""
 
+import json
 import os
+import shutil
 import signal
 import socket
 import tempfile
@@ -169,6 +171,62 @@ class ServeOriginsTests(unittest.TestCase):
         self.assertIn(f"cannot listen on 127.0.0.1:{server.port}: the port is in use", run.stderr)
         self.assertIn("--listen 127.0.0.1:0 takes a free one", run.stderr)
         self.assertNotIn("descriptor", run.stderr)
+
+
+class ServeFactoryReportTests(unittest.TestCase):
+    """`serve --db`: the dashboard links the line's factory report, made
+    from the database at each request; off loopback only the token's
+    holder reads it; without --db there is no such page."""
+
+    def test_the_dashboard_links_the_report_of_its_database(self):
+        work = tempfile.mkdtemp(prefix="serve-factory-")
+        db = os.path.join(work, "line.sqlite")
+        seeded = hostlib.panelctl(["factory", "simulate-line", "--db", db, "--work", os.path.join(work, "base"),
+                                   "--calibrations", "60", "--stations", "2", "--drift-station", "2"], timeout=900)
+        self.assertEqual(seeded.returncode, 0, seeded.stderr)
+        server = Serve(["--board", "boards/sim-plate4.toml", "--db", db])
+        try:
+            server.wait_for_line(r"the factory report at http://127\.0\.0\.1:\d+/factory/report")
+            status, body, _ = server.get("/panel.json")
+            self.assertEqual(json.loads(body)["factory_report"], "/factory/report")
+            status, body, headers = server.get("/factory/report")
+            self.assertEqual(status, 200, body)
+            self.assertTrue(headers["Content-Type"].startswith("text/html"), headers)
+            page = body.decode()
+            self.assertIn("60 calibrations", page)
+            self.assertIn("<svg", page)
+            status, body, _ = server.get("/")
+            self.assertIn(b'id="factory-report"', body)
+        finally:
+            server.proc.send_signal(signal.SIGTERM)
+            server.wait()
+
+        token = "factory-token-1"
+        server = Serve(["--board", "boards/sim-plate4.toml", "--db", db, "--listen", "0.0.0.0:0", "--token", token])
+        try:
+            status, body, _ = server.get("/factory/report")
+            self.assertEqual(status, 403, body)
+            self.assertIn(b"needs the token", body)
+            status, body, _ = server.get("/factory/report?token=" + token)
+            self.assertEqual(status, 200, body)
+        finally:
+            server.proc.send_signal(signal.SIGTERM)
+            server.wait()
+
+        server = Serve(["--board", "boards/sim-plate4.toml"])
+        try:
+            status, body, _ = server.get("/panel.json")
+            self.assertIsNone(json.loads(body)["factory_report"])
+            status, _, _ = server.get("/factory/report")
+            self.assertEqual(status, 404)
+        finally:
+            server.proc.send_signal(signal.SIGTERM)
+            server.wait()
+
+        run = hostlib.panelctl(["serve", "--board", "boards/sim-plate4.toml", "--db", os.path.join(work, "nope.sqlite")])
+        shutil.rmtree(work, ignore_errors=True)
+        self.assertEqual(run.returncode, 64, run.stderr)
+        self.assertIn("no such file", run.stderr)
 
 
 if __name__ == "__main__":

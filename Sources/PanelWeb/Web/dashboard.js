@@ -55,6 +55,11 @@ async function start() {
   canvas.height = Math.round((canvas.width * board.height_mm) / board.width_mm);
   drawLegend();
   certificate(state.info.calibration);
+  if (state.info.factory_report) {
+    const link = $("#factory-report");
+    link.href = withToken(state.info.factory_report);
+    link.hidden = false;
+  }
   $("#sensitivity").addEventListener("change", (e) => send(`sensitivity ${e.target.value}`));
   $("#force-touch").addEventListener("change", (e) => send(`force_touch ${e.target.checked ? "on" : "off"}`));
   connect();

@@ -1,9 +1,11 @@
 import ArgumentParser
+import PanelFactory
+import PanelFactoryStore
 import PanelFirmware
 import PanelServe
 import PanelWeb
 
-/// `--listen`, `--token`, `--allow-origin`, `--hostname`, `--static`,
+/// `--listen`, `--token`, `--allow-origin`, `--hostname`, `--static`, `--db`,
 /// `--max-clients`, `--max-connections`, `--wait-clients`.
 struct ServeOptions: ParsableArguments {
   @Option(name: .long, help: ArgumentHelp("Where to listen; port 0 takes a free one.", valueName: "HOST:PORT"))
@@ -34,6 +36,13 @@ struct ServeOptions: ParsableArguments {
     name: .customLong("static"),
     help: ArgumentHelp("Also serve this folder of pages under /app/ (an integrator's pages).", valueName: "DIR"))
   var staticFolder: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The factory database (a SQLite file or postgres://USER@HOST[:PORT]/DB): its report at /factory/report, linked from the dashboard.",
+      valueName: "DB"))
+  var db: String?
 
   @Option(name: .customLong("max-clients"), help: "The most WebSocket clients at once.")
   var maxClients = 64
@@ -68,8 +77,28 @@ struct ServeOptions: ParsableArguments {
     for name in hostname where name.isEmpty || name.contains(where: { $0 == ":" || $0 == "/" || $0 == " " }) {
       throw ValidationError("--hostname takes a name without port or scheme, e.g. panel.example.org; got \"\(name)\"")
     }
+    if let db, !db.hasPrefix("postgres://"), !TextFile.exists(db) {
+      throw ValidationError("--db \(Quote.text(db)): no such file (a station's database is made by calibrate)")
+    }
     guard (0...maxClients).contains(waitClients) else {
       throw ValidationError("--wait-clients must be 0...\(maxClients) (--max-clients), is \(waitClients)")
+    }
+  }
+
+  /// `--db`'s report page, made from the database at each request.
+  var factoryReport: PanelServer.FactoryReportPage? {
+    guard let location = db else { return nil }
+    return {
+      let db = try await FactoryDatabase.open(location)
+      do {
+        let filter = FactoryDatabase.Filter()
+        let rows = try await db.summaries(filter)
+        await db.close()
+        return ReportHTML.page(FactoryReport(rows: rows, selection: filter.shown))
+      } catch {
+        await db.close()
+        throw error
+      }
     }
   }
 
@@ -144,7 +173,8 @@ extension PanelCtl {
           loopback: address.loopback, token: address.loopback ? nil : token, allowedOrigins: serve.allowOrigin,
           names: ServerNames(listen: address.ip, hostnames: serve.hostname)),
         policy: ConnectionPolicy(maxConnections: caps.connections),
-        board: run.board, calibration: run.calibration, hub: hub, staticFolder: serve.staticFolder)
+        board: run.board, calibration: run.calibration, hub: hub, staticFolder: serve.staticFolder,
+        factoryReport: serve.factoryReport)
       } catch {
         throw CommandFailure(message: error.description, status: .error)
       }
@@ -178,6 +208,7 @@ extension PanelCtl {
       let ws = address.url(port: port, scheme: "ws") + "/ws"
       Terminal.writeError("panelctl: serve: listening on \(base)/ (dashboard), \(ws) (stream), \(base)/forcepanel.js\n")
       if serve.staticFolder != nil { Terminal.writeError("panelctl: serve: pages of --static at \(base)/app/\n") }
+      if serve.db != nil { Terminal.writeError("panelctl: serve: the factory report at \(base)\(PanelServer.factoryReportPath)\n") }
       if let token {
         let generated = serve.token == nil ? "a new token" : "the token"
         // Listening on every address: the URLs another machine can open.
