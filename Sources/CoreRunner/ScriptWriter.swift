@@ -70,6 +70,14 @@ public struct ScriptWriter {
     }
   }
 
+  /// One `<kind> <name> <value>` setting line.
+  mutating func setting<W: ByteSink>(_ kind: StaticString, _ name: StaticString, _ value: Int64, _ sink: inout W) {
+    out.text(kind, &sink)
+    out.text(name, &sink)
+    out.field(value, &sink)
+    out.endLine(&sink)
+  }
+
   /// The touch layer's setup: the tracker's and the interaction's
   /// settings, whether the run is calibrated, and each cell's position
   /// (mm, where a dead cell is estimated from) and a grid's pitch.
@@ -78,19 +86,9 @@ public struct ScriptWriter {
     x_mm: inout CellArray<Double>, y_mm: inout CellArray<Double>, cells: Int, pitch_mm: Double, to sink: inout W
   ) {
     var t = tracker
-    TouchSettings.visit(&t) { (name, value) in
-      out.text("touch ", &sink)
-      out.text(name, &sink)
-      out.field(value, &sink)
-      out.endLine(&sink)
-    }
+    TouchSettings.visit(&t) { (name, value) in setting("touch ", name, value, &sink) }
     var s = interaction
-    TouchSettings.visit(&s) { (name, value) in
-      out.text("interaction ", &sink)
-      out.text(name, &sink)
-      out.field(value, &sink)
-      out.endLine(&sink)
-    }
+    TouchSettings.visit(&s) { (name, value) in setting("interaction ", name, value, &sink) }
     out.text("calibrated", &sink)
     out.field(calibrated ? 1 : 0, &sink)
     out.endLine(&sink)

@@ -15,11 +15,20 @@ public struct CellFilter: Sendable {
   /// spike: 8 mean differences and 16 counts (kept with
   /// `meanAbsDifference`, in 32 bits).
   var spikeLimit: UInt32 = 16
+  /// The smallest jump counted as a spike: a touch's force on this cell
+  /// (`touchOn` through its gain), so neither the noise estimate's first
+  /// frames nor a press's fine structure count.
+  var spikeFloor: UInt32 = 0
+  /// What a frame compares a jump with: the larger of the two.
+  var countLimit: UInt32 = 16
   var primed = false
 
   public init() {}
 
-  /// The filtered sample for `raw`, and whether `raw` was a spike.
+  /// The filtered sample for `raw`, and whether the median removed a
+  /// spike: the previous sample, when it stood out of both its neighbours
+  /// (it is the median's outlier) beyond `countLimit`. A step, however
+  /// steep, is never one: its middle sample is the median.
   @inline(__always)
   public mutating func filter(_ raw: Int32, medianOfThree: Bool) -> (value: Int32, spike: Bool) {
     if !primed { prime(raw) }
@@ -38,17 +47,20 @@ public struct CellFilter: Sendable {
   @inline(__always)
   mutating func filterPrimed(_ raw: Int32, medianOfThree: Bool) -> (value: Int32, spike: Bool) {
     let value: Int32
+    let spike: Bool
     if medianOfThree {
       let a = older
       let b = old
       let c = raw
       value = max(min(a, b), min(max(a, b), c))
+      spike = CellFilter.distance(b, value) > countLimit
     } else {
       value = raw
+      spike = false
     }
     older = old
     old = raw
-    return (value, CellFilter.distance(raw, value) > spikeLimit)
+    return (value, spike)
   }
 
   /// |a - b|, exact in 32 bits (under 2^32 for any two `Int32`s).
@@ -72,6 +84,13 @@ public struct CellFilter: Sendable {
     // overflow), saturated: no two counts are further apart.
     let limit = (meanAbsDifference &>> 13) &+ 16
     spikeLimit = limit >= 0xFFFF_FFFF ? UInt32.max : UInt32(truncatingIfNeeded: limit)
+    countLimit = max(spikeLimit, spikeFloor)
+  }
+
+  /// Sets `spikeFloor` (counts).
+  public mutating func setSpikeFloor(_ counts: UInt32) {
+    spikeFloor = counts
+    countLimit = max(spikeLimit, spikeFloor)
   }
 
   /// Estimated noise (one standard deviation) in counts, Q47.16.

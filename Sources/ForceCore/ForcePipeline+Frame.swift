@@ -33,8 +33,8 @@ extension ForcePipeline {
       }
       if !filtersPrimed { cells[k].filter.prime(raw) }
       var (value, spike) = cells[k].filter.filterPrimed(raw, medianOfThree: medianOfThree)
-      if !first { step(k, &value, &spike) }
       spikes &+= spike ? 1 : 0
+      if !first { step(k, &value, &spikes) }
       cells[k].filtered = value
       let sample = Int64(value) &<< 16
       cells[k].average = first ? sample : cells[k].average &+ ((sample &- cells[k].average) &>> 3)
@@ -62,8 +62,8 @@ extension ForcePipeline {
         raw = railed(k)
       }
       var (value, spike) = cells[k].filter.filterPrimed(raw, medianOfThree: medianOfThree)
-      step(k, &value, &spike)
       spikes &+= spike ? 1 : 0
+      step(k, &value, &spikes)
       cells[k].filtered = value
       let sample = Int64(value) &<< 16
       cells[k].average &+= (sample &- cells[k].average) &>> 3
@@ -77,17 +77,26 @@ extension ForcePipeline {
   }
 
   /// A step no press can make (from the cell's last filtered sample):
-  /// held off for up to two frames.
+  /// held off for up to two frames. The frames it held count as spikes
+  /// once the signal is back within the limit (a step that stays is a
+  /// change of level, not a spike).
   @inline(__always)
-  mutating func step(_ k: Int, _ value: inout Int32, _ spike: inout Bool) {
-    let previous = cells[k].filtered
-    if CellFilter.distance(value, previous) > cells[k].stepLimit && cells[k].heldSteps < 2 {
+  mutating func step(_ k: Int, _ value: inout Int32, _ spikes: inout UInt32) {
+    let beyond = CellFilter.distance(value, cells[k].filtered) > cells[k].stepLimit
+    if beyond || cells[k].heldSteps != 0 { heldStep(k, &value, beyond: beyond, &spikes) }
+  }
+
+  /// `step` when the step is beyond the limit or one is being held.
+  @inline(never)
+  mutating func heldStep(_ k: Int, _ value: inout Int32, beyond: Bool, _ spikes: inout UInt32) {
+    let held = UInt32(cells[k].heldSteps)
+    if beyond && held < 2 {
       cells[k].heldSteps &+= 1
-      value = previous
-      spike = true
-    } else {
-      cells[k].heldSteps = 0
+      value = cells[k].filtered
+      return
     }
+    cells[k].heldSteps = 0
+    if !beyond { spikes &+= held }
   }
 
   /// What a cell at its rail reads instead: its baseline, in counts.

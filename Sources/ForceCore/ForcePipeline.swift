@@ -3,7 +3,11 @@ public struct CoreHealth: Sendable, Equatable {
   public var frames: UInt32 = 0
   /// Frames the front end marked invalid (held, no touches reported).
   public var invalidFrames: UInt32 = 0
-  /// Samples the spike filter replaced.
+  /// Spikes removed: samples that stood out of both neighbours by more
+  /// than a touch's force on their cell and the cell's spike limit (the
+  /// median of three's outliers), and samples the step limit held off
+  /// that the signal then came back from. A press's edge, however steep,
+  /// is not one.
   public var spikes: UInt32 = 0
   /// Samples at the ADC's rails (an open or shorted bridge, a saturated
   /// amplifier): held at the cell's baseline, never measured.
@@ -248,6 +252,8 @@ public struct ForcePipeline: Sendable {
         let counts = c.maxStep.newtons * abs(calibration[k].gain)
         cells[k].stepLimit = UInt32(bitPattern: counts >= 16_777_216 ? Int32.max : Int32(max(counts, 1)))
       }
+      let touch = c.touchOn.newtons * abs(calibration[k].gain)
+      cells[k].filter.setSpikeFloor(!(touch < 16_777_216) ? 1 << 24 : touch > 0 ? UInt32(touch) : 0)
       calibration[k].setConversion(&cells[k].conversion, at: calibration[k].referenceTemperature)
       cells[k].baseline.level = calibration[k].offset
     }

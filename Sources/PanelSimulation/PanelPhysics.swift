@@ -31,6 +31,8 @@ public struct PanelPhysics {
   /// Each cell's signal at the last `advance`, counts (not clamped).
   public private(set) var signal: [Double]
   public private(set) var temperature = Temperature_C(celsius: 25)
+  /// Spikes injected so far (one cell's sample in one frame each).
+  public private(set) var injectedSpikes = 0
 
   public init(board: Board, parameters: SimulationParameters, scenario: Scenario) {
     self.parameters = parameters
@@ -102,6 +104,7 @@ public struct PanelPhysics {
     if parameters.spikeRate_hz > 0 && noise.uniform() < parameters.spikeRate_hz * dt {
       spikeCell = Int(noise.next() % UInt64(max(n, 1)))
       spikeSign = noise.uniform() < 0.5 ? -1 : 1
+      injectedSpikes += 1
     }
     let uneven = thermal.lagging || scenario.hasGradient
     if uneven { thermal.advance(panel: temperature.celsius, gradient: scenario.gradient(at: t), dt: dt) }

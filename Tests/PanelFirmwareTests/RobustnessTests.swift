@@ -46,7 +46,14 @@ import Testing
     let board = try Repo.board(name)
     // 40 spikes a second for 20 s, on random cells.
     let run = try SimRun(board: board, scenario: .idle(duration_s: 20)) { $0.spikeRate_hz = 40 }
-    #expect(run.health.spikes > 600, "spikes seen: \(run.health.spikes)")
+    // Every spike counted; at this rate two of one sign sometimes land on a
+    // cell one sample apart, and the sample between them is the median's
+    // outlier (and its output a spike the step limit holds): a few more
+    // replaced samples than spikes (HealthCounterTests: exact among presses).
+    #expect(run.injectedSpikes > 600)
+    let counted = Int(run.health.spikes)
+    #expect(counted >= run.injectedSpikes && counted <= run.injectedSpikes * 103 / 100,
+      "spikes counted \(counted), injected \(run.injectedSpikes)")
     #expect(run.touches.isEmpty, "\(run.touches.count) touch reports, first \(run.touches.first.map { "\($0.touch)" } ?? "")")
   }
 

@@ -23,6 +23,8 @@ package struct SimRun {
   package var events: [(frame: UInt64, event: TouchEvent)] = []
   package var health = CoreHealth()
   package var frames: UInt64 = 0
+  /// Spikes the simulated panel injected.
+  package var injectedSpikes = 0
 
   /// Runs `scenario` on `board` (its own simulation parameters, adjusted by
   /// `tweak`) with `calibration` (default: the panel's true one).
@@ -44,6 +46,7 @@ package struct SimRun {
     }
     health = loop.pipeline.health
     frames = loop.frames
+    injectedSpikes = loop.source.physics.injectedSpikes
   }
 
   /// Distinct touch ids, in order of appearance.
