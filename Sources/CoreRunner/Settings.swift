@@ -76,6 +76,12 @@ enum Settings {
     try q("captureScale_Q16", &c.captureScale_Q16)
     try q("captureSlope_Q16", &c.captureSlope_Q16)
     try force("maxStep", &c.maxStep)
+    // The learnt response's tables do not fit a script line: the script
+    // says only whether the panel has one (1), and the core it runs keeps
+    // the window sum (docs/formats.md, the core script).
+    var response = c.response.isEmpty ? 0 : 1
+    try int("response", &response)
+    if response == 0 { c.response = ResponseTable() }
   }
 }
 

@@ -43,6 +43,14 @@ public struct ContactFinder: Sendable {
   var cellFloor = Force_mN.zero
   var interpolation = PeakInterpolation.gaussian
   var maxContacts = 0
+  /// The learnt response (`ContactFinder+Response`), and reciprocals for
+  /// reading it: knot steps per um (Q40 / pitch), the scale's knots per
+  /// um along x and y (Q40).
+  var response = ResponseTable()
+  var responseKnown = false
+  var knotReciprocal: Int64 = 0
+  var scaleReciprocalX: Int64 = 0
+  var scaleReciprocalY: Int64 = 0
   // Scratch for one frame, sized at compile time.
   var peaks: InlineArray<16, Int16> = InlineArray(repeating: 0)
   var peakCount = 0
@@ -56,6 +64,12 @@ public struct ContactFinder: Sendable {
   var near: InlineArray<16, Int64> = InlineArray(repeating: 0)
   var nearNoise: InlineArray<16, Int64> = InlineArray(repeating: 0)
   var nearNoise2: InlineArray<16, Int64> = InlineArray(repeating: 0)
+  /// Per peak, with a learnt response: the fitted position (um), amplitude
+  /// (mN Q10 per Q15 of the kernel; 0: not fitted) and force.
+  var fitX: InlineArray<16, Int64> = InlineArray(repeating: 0)
+  var fitY: InlineArray<16, Int64> = InlineArray(repeating: 0)
+  var fitAmplitude: InlineArray<16, Int64> = InlineArray(repeating: 0)
+  var fitForce: InlineArray<16, Int64> = InlineArray(repeating: 0)
 
   /// A finder for no panel (no cells), to be set up in place with `setUp`.
   public init() {}
@@ -101,6 +115,11 @@ public struct ContactFinder: Sendable {
     self.interpolation = c.interpolation
     self.maxContacts = max(0, min(c.maxContacts, Capacity.contacts))
     peakCount = 0
+    self.response = c.response
+    self.responseKnown = !c.response.isEmpty && pitch > 0 && width > 0 && height > 0
+    self.knotReciprocal = pitch > 0 ? (Int64(ResponseTable.knotsPerPitch) << 40) / pitch : 0
+    self.scaleReciprocalX = width > 0 ? (Int64(max(c.response.scaleColumns - 1, 0)) << 40) / width : 0
+    self.scaleReciprocalY = height > 0 ? (Int64(max(c.response.scaleRows - 1, 0)) << 40) / height : 0
   }
 
   /// Replaces `contacts` with the contacts of `image` (which is not
@@ -349,11 +368,20 @@ public struct ContactFinder: Sendable {
         }
       }
     }
-    // 4. Contacts above the release threshold, strongest first.
+    // 4. Contacts above the release threshold, strongest first: fitted
+    // to the learnt response when there is one.
+    if responseKnown { fitPeaks(&image, &noise) }
     for p in 0..<peakCount {
       let k = Int(peaks[p])
-      let position = interpolate(&image, &noise, peak: k)
-      let force = Saturating.multiplyShift(sums[p], captureScale(position.x, position.y, peak: k), 16)
+      var position: (x: Length_um, y: Length_um)
+      var force: Int64
+      if responseKnown && fitAmplitude[p] > 0 {
+        position = clamp(fitX[p], fitY[p])
+        force = fitForce[p]
+      } else {
+        position = interpolate(&image, &noise, peak: k)
+        force = Saturating.multiplyShift(sums[p], captureScale(position.x, position.y, peak: k), 16)
+      }
       if force < Int64(release) { continue }
       var contact = Contact(
         x: position.x, y: position.y, force: Force_mN(rawValue: Saturating.int32(force)),
@@ -487,7 +515,7 @@ public struct ContactFinder: Sendable {
     if saddleCell < 0 { return true }  // edge neighbours: one contact
     let saddle = Int64(image[saddleCell].rawValue)
     var deviation = Saturating.multiply(weaker - saddle, 256)
-    if spreadingKnown {
+    if spreadingKnown || responseKnown {
       // One press where the stronger peak's contact is: its cells' shares.
       let p = interpolate(&image, &noise, peak: strongerCell)
       let gA = share(at: strongerCell, p)
@@ -539,6 +567,10 @@ public struct ContactFinder: Sendable {
   mutating func share(at k: Int, _ p: (x: Length_um, y: Length_um)) -> Int64 {
     let dx = Int64(cellX[k].rawValue) - Int64(p.x.rawValue)
     let dy = Int64(cellY[k].rawValue) - Int64(p.y.rawValue)
+    if responseKnown {
+      // The learnt response's kernel (Q15 of its largest knot), not radial.
+      return responseKernel((dx &* knotReciprocal) >> 24, (dy &* knotReciprocal) >> 24).h << 1
+    }
     let d = FixedMath.squareRoot(Saturating.add(dx &* dx, dy &* dy))
     // Quarter pitches, Q16.
     let t = FixedMath.divide(Saturating.multiply(d, 4 << 16), max(pitch, 1))

@@ -101,6 +101,10 @@ public struct CoreConfiguration: Sendable {
   /// peak cell's centre to the contact's position: a press near a cell's
   /// edge leaves more of itself outside the window.
   public var captureSlope_Q16: Int32 = 0
+  /// Grid: the learnt response (empty: none); when present, each contact's
+  /// position and force are fitted to it (`ContactFinder+Response`) instead
+  /// of the window sum, the capture scale and the interpolation.
+  public var response = ResponseTable()
   /// Most contacts reported in a frame (at most `Capacity.contacts`).
   public var maxContacts: Int = Capacity.contacts
 

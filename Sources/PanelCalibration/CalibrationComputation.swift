@@ -221,11 +221,8 @@ public enum CalibrationComputation {
         model: fit.model.rawValue, spread_mm: fit.spread_mm, placements: used.count, residual_pct: residual,
         kernel: fit.profile == nil ? nil : (fit.learnt ? "profile" : "boussinesq"),
         profile: fit.learnt ? fit.profile?.values : nil, profileStep_mm: fit.learnt ? fit.profile?.step_mm : nil),
-      coupling: fit.coupling,
-      contact: fit.profile.map {
-        let noise = cells.map(\.noise_n).filter(\.isFinite).sorted()
-        return ContactModel.from($0, noise_n: noise.isEmpty ? 0 : noise[noise.count / 2])
-      })
+      coupling: fit.coupling, contact: fit.contactModel(noise_n: medianNoise(cells)), response: fit.responseRecord)
+    record.response?.residual_pct = fit.response == nil ? nil : residual
     let verifySteps = data.indices.filter { data[$0].step.role == .verify }
     let verification = try Verification.run(record: record, steps: verifySteps, data: data, session: session, board: board)
     // Without verification placements, the accuracy is estimated by
@@ -242,6 +239,8 @@ public enum CalibrationComputation {
         var r = record
         r.cells = cellParameters(f).parameters
         r.coupling = f.coupling
+        r.contact = f.contactModel(noise_n: medianNoise(cells))
+        r.response = f.responseRecord
         return r
       }
     }
@@ -333,9 +332,15 @@ public enum CalibrationComputation {
       measuredTemperatureCoefficients: (zero: tcZeroMeasured, span: withTemperature))
   }
 
+  /// The median cell's noise, newtons.
+  static func medianNoise(_ cells: [CellReport]) -> Double {
+    let noise = cells.map(\.noise_n).filter(\.isFinite).sorted()
+    return noise.isEmpty ? 0 : noise[noise.count / 2]
+  }
+
   /// The panel's total force for a placement.
   static func total(_ fit: CalibrationFit, _ p: CalibrationFit.Placement) -> Double {
-    fit.forces(p).reduce(0, +)
+    fit.measuredLoad(p)
   }
 
   /// Creep of a hold: the total force over time, an exponential fitted to it
@@ -346,8 +351,8 @@ public enum CalibrationComputation {
     let load = d.step.force_n
     let series: [(t_s: Double, force_n: Double)] = d.chunks.map { c in
       let p = CalibrationFit.Placement(
-        deltas: (0..<c.mean.count).map { c.mean[$0] - offsets[$0] - tcZero[$0] * dT }, force_n: load, x_mm: 0,
-        y_mm: 0, dT: dT)
+        deltas: (0..<c.mean.count).map { c.mean[$0] - offsets[$0] - tcZero[$0] * dT }, force_n: load,
+        x_mm: d.step.x_mm, y_mm: d.step.y_mm, dT: dT)
       return (c.t_s, total(fit, p))
     }
     guard series.count >= 3 else {

@@ -33,6 +33,11 @@ public struct CalibrationFit: Sendable {
   public var profile: SpreadProfile?
   /// Grid: whether `profile` was learnt (false: the Boussinesq layer's).
   public var learnt = false
+  /// Grid: the two-dimensional response learnt from the profile, when it
+  /// explains the session better (`GridResponse+Fit`).
+  public var response: GridResponse?
+  /// Grid: the cells the response loads.
+  var cells: [CellPosition]?
   public var u: [Double]
   public var v: [Double]
   public var w: [Double]
@@ -55,6 +60,25 @@ public struct CalibrationFit: Sendable {
     let f = (0..<p.deltas.count).map { force($0, p.deltas[$0], p.dT) }
     guard let m = coupling else { return f }
     return m.map { row in zip(row, f).reduce(0) { $0 + $1.0 * $1.1 } }
+  }
+
+  /// The load the panel measures for a placement: the cells' forces
+  /// summed (a plate's, or a grid's without a learnt response), or on a
+  /// grid with one the load that best explains them at the placement's
+  /// position (least squares over the cells: a press near a framed edge
+  /// loads the cells with less than its force, and the response knows how
+  /// much less).
+  func measuredLoad(_ p: Placement) -> Double {
+    let f = forces(p)
+    guard let response, let cells else { return f.reduce(0, +) }
+    let h = response.loads(force: 1, x: p.x_mm, y: p.y_mm, cells: cells)
+    var hf = 0.0
+    var hh = 0.0
+    for k in f.indices where !excluded.contains(k) {
+      hf += h[k] * f[k]
+      hh += h[k] * h[k]
+    }
+    return hh > 0 ? hf / hh : f.reduce(0, +)
   }
 
   /// One placement: every cell's delta, the load and where it stood.
@@ -223,7 +247,9 @@ public struct CalibrationFit: Sendable {
     var long = start
     long.profile = SpreadProfile.boussinesq(depth: depth, pitch: pitch, reach: SpreadProfile.longReach)
     let longSSE = long.learnProfile(placements, board: board, temperature: temperature, sse: cells.sse)
-    if long.learnt && longSSE < 0.5 * sse { fit = long }
+    let useLong = long.learnt && longSSE < 0.5 * sse
+    if useLong { fit = long }
+    fit.learnResponse(placements, board: board, temperature: temperature, sse: useLong ? longSSE : sse)
     return fit
   }
 
@@ -264,6 +290,9 @@ public struct CalibrationFit: Sendable {
   /// position (exact for a rigid plate on springs) to the calibrated forces.
   func modelLoads(_ placements: [Placement], board: Board) -> [[Double]] {
     let n = board.cellCount
+    if board.grid != nil, let response {
+      return placements.map { response.loads(force: $0.force_n, x: $0.x_mm, y: $0.y_mm, cells: board.cells) }
+    }
     if board.grid != nil, learnt, let profile {
       return placements.map { profile.loads(force: $0.force_n, x: $0.x_mm, y: $0.y_mm, cells: board.cells) }
     }

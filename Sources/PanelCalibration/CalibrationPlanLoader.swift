@@ -79,7 +79,8 @@ extension CalibrationLimits {
 enum StepList {
   static let sessionKeys = ["file", "role", "load_g", "x_mm", "y_mm", "temp_c", "record_s"]
   static let planKeys = [
-    "role", "load_g", "loads_g", "x_mm", "y_mm", "positions", "at_cells", "zero_after", "temp_c", "record_s",
+    "role", "load_g", "loads_g", "x_mm", "y_mm", "positions", "at_cells", "between_cells", "outer_band", "zero_after",
+    "temp_c", "record_s",
   ]
 
   /// The steps, numbered from 1, with roles inferred where not given: a
@@ -198,9 +199,23 @@ enum StepList {
       }
       return list
     }
-    if !session, try t.optionalBool("at_cells") == true {
-      if t.has("x_mm") || t.has("y_mm") { throw t.error("at_cells", "give x_mm and y_mm or at_cells, not both") }
-      return board.cells.map { ($0.x_mm, $0.y_mm) }
+    let generators = ["at_cells", "between_cells", "outer_band"].filter { t.has($0) }
+    if !session, let key = generators.first {
+      if t.has("x_mm") || t.has("y_mm") || generators.count > 1 {
+        throw t.error(key, "give x_mm and y_mm, positions, at_cells, between_cells or outer_band, not several")
+      }
+      switch key {
+      case "at_cells":
+        if try t.bool("at_cells") { return board.cells.map { ($0.x_mm, $0.y_mm) } }
+      case "between_cells":
+        let count = try t.int("between_cells", in: 1...8)
+        guard let grid = board.grid else {
+          throw t.error("between_cells", "is for a grid's cells (the board \(Quote.text(board.name)) is a plate on supports)")
+        }
+        return PlanPositions.betweenCells(grid, count: count)
+      default:
+        if try t.bool("outer_band") { return PlanPositions.outerBand(board) }
+      }
     }
     guard loaded else {
       for key in ["x_mm", "y_mm"] where t.has(key) { _ = try t.double(key) }

@@ -63,6 +63,16 @@ public enum Certificate {
     case .notMeasured:
       h += notMeasuredRow("This calibration (\(fitName))", why: "no verification placements, too few positions to cross-validate")
     }
+    if method != .notMeasured {
+      // The outer band (the outer tenth of the panel on each side) and the
+      // rest, apart: where icons and toolbars sit is measured on its own.
+      let band = results.filter { Certificate.inOuterBand($0.step.x_mm, $0.step.y_mm, board: r.board) }
+      let inner = results.filter { !Certificate.inOuterBand($0.step.x_mm, $0.step.y_mm, board: r.board) }
+      if !band.isEmpty && !inner.isEmpty {
+        h += accuracyRow("… in the outer band (\(band.count) placements)", AccuracySummary(band, floor_n: limits.forceFloor_n))
+        h += accuracyRow("… inside it (\(inner.count) placements)", AccuracySummary(inner, floor_n: limits.forceFloor_n))
+      }
+    }
     if let single = r.singlePoint, !single.isEmpty {
       h += accuracyRow("Single point: \(r.singlePointNote)", AccuracySummary(single, floor_n: limits.forceFloor_n))
     } else if r.singlePoint != nil {
@@ -117,6 +127,15 @@ public enum Certificate {
       }
       h += ". Residual of the fit: \(Format.short(r.record.fit?.residual_pct ?? 0)) % RMS.</figcaption></figure>\n"
     }
+    if let response = r.fit.response {
+      let placements = r.steps.filter { $0.step.role == .fit && $0.step.isLoaded }.map { ($0.step.x_mm, $0.step.y_mm) }
+      h += "<h2>Learnt response</h2>\n<figure>" + ResponsePlots.kernel(response) + "<figcaption>"
+      h += "What a cell carries of a press at each offset from its centre (relative to a press on it), learnt from the fit placements in two dimensions "
+      h += "(no radial symmetry assumed); contours at 50, 20, 5 and 1 %; dashed: the cells' outlines.</figcaption></figure>\n"
+      h += "<figure>" + ResponsePlots.capture(response, board: r.board, placements: placements) + "<figcaption>"
+      h += "The capture: the share of a press the cells carry, relative to a press at the panel's centre (a frame or bezel bears the rest). "
+      h += "Dots: the fit placements. Residual of the fit with this response: \(Format.short(r.record.fit?.residual_pct ?? 0)) % RMS.</figcaption></figure>\n"
+    }
     h += "<h2>Noise per cell</h2>\n<figure>" + noisePlot(r) + "<figcaption>"
     h += "One standard deviation of each cell at the tare, in millinewtons; dashed: the limit (\(Format.short(limits.noiseLimit(board: r.board) * 1000)) mN).</figcaption></figure>\n"
 
@@ -148,6 +167,14 @@ public enum Certificate {
     h += "<p class=\"note\">Record \(HTML.escape(r.board.name)) / \(HTML.escape(r.record.serial)), \(HTML.escape(crc)). Session: \(r.session.steps.count) steps. Standard gravity 9.80665 m/s².</p>\n"
     h += "</body></html>\n"
     return h
+  }
+
+  /// Whether (`x`, `y`) mm is in the panel's outer band: within a tenth of
+  /// its width (or height) of an edge.
+  static func inOuterBand(_ x: Double, _ y: Double, board: Board) -> Bool {
+    let bx = board.width_mm / 10
+    let by = board.height_mm / 10
+    return x < bx || x > board.width_mm - bx || y < by || y > board.height_mm - by
   }
 
   static func row(_ cells: [String]) -> String {

@@ -21,7 +21,19 @@ extension CalibrationRecord {
       // The bias from the fit's own model: Boussinesq over whole cells, or
       // the learnt profile.
       let bias: InlineArray<17, Int32>?
-      if fit?.profile == nil, let depth = fit?.spread_mm, depth > 0, let pitch = board.grid?.pitch_mm {
+      if let response = gridResponse(board: board) {
+        // Both axes' tables, averaged (a response may spread further
+        // along one axis than the other; the finder has one table).
+        let x = SpreadProfile.interpolationBias(c.interpolation, pitch: response.pitch_mm) { response.kernel($0, $1) }
+        let y = SpreadProfile.interpolationBias(c.interpolation, pitch: response.pitch_mm) { response.kernel($1, $0) }
+        if let x, let y {
+          var mean = x
+          for i in 0..<17 { mean[i] = (x[i] + y[i]) / 2 }
+          bias = mean
+        } else {
+          bias = x ?? y
+        }
+      } else if fit?.profile == nil, let depth = fit?.spread_mm, depth > 0, let pitch = board.grid?.pitch_mm {
         let centre = CellPosition(x_mm: 0, y_mm: 0)
         let kernel = SpreadingKernel.boussinesq(depth: depth)
         bias = SpreadProfile.interpolationBias(c.interpolation, pitch: pitch) { dx, dy in
@@ -32,7 +44,14 @@ extension CalibrationRecord {
       }
       if let bias { c.interpolationBias = bias }
     }
+    if let response = gridResponse(board: board) { c.response = response.coreTable(cells: board.cells) }
     return c
+  }
+
+  /// The grid's learnt two-dimensional response, when the record has one
+  /// for this board.
+  public func gridResponse(board: Board) -> GridResponse? {
+    response.flatMap { GridResponse(record: $0, board: board) }
   }
 
   /// The grid's spreading as the fit kept it: the learnt profile, or the

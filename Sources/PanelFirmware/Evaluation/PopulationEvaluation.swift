@@ -13,6 +13,10 @@ public struct PopulationEvaluation {
   /// When not empty, the names of the panels to evaluate (each keeps its
   /// place, folder and seed in the population).
   public var only: Set<String> = []
+  /// When not nil, the scenarios to run (by name; empty: calibrations
+  /// only). Every scenario is still drawn, so those run are the same as in
+  /// a whole run.
+  public var scenarios: Set<String>?
 
   public init(panels: [EvaluationPanel], out: String, seed: UInt64, lengths: StandardScenarios.Lengths, date: String) {
     self.panels = panels
@@ -46,8 +50,9 @@ public struct PopulationEvaluation {
     try checkOutput()
     var results: [PanelResult] = []
     for (i, panel) in panels.enumerated() where selected(i) {
-      let evaluation = PanelEvaluation(
+      var evaluation = PanelEvaluation(
         panel: panel, directory: directory(i), seed: seed &+ UInt64(i) &* 7919, lengths: lengths, date: date)
+      evaluation.scenarios = scenarios
       results.append(try evaluation.run { progress(i, panel, $0) })
     }
     return results

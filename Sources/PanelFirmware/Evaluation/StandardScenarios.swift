@@ -67,6 +67,13 @@ public struct StandardScenarios: Sendable {
   }
 
   /// Every scenario for the board, in table order.
+  /// Every scenario's name, in the order `all()` draws them (grids' only
+  /// ones included).
+  public static let names = [
+    "taps", "presses", "ramp", "cooling", "parked", "two-finger", "edges", "held", "startup", "pairs", "close-pairs",
+    "pinch",
+  ]
+
   public mutating func all() -> [EvaluationScenario] {
     var list = [taps(), presses(), ramp(), cooling(), parked()]
     if board.grid != nil { list.append(twoFingers()) }

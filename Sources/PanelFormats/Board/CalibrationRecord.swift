@@ -28,11 +28,12 @@ public struct CellParameters: Sendable, Equatable {
 /// checked by a CRC-32. Stored as TOML (docs/formats.md); the CRC covers
 /// every byte before the `[integrity]` line. Version 2 adds the result, a
 /// summary of the fit, each cell's noise, an optional coupling matrix and
-/// the checks; version 1 records (the simulator's truth) still load.
+/// the checks; version 3 the learnt response (`[response]`, its own format
+/// name and version); version 1 records (the simulator's truth) still load.
 public struct CalibrationRecord: Sendable, Equatable {
   public static let format = "forcepanel-calibration"
-  public static let version = 2
-  public static let versions = 1...2
+  public static let version = 3
+  public static let versions = 1...3
 
   public var board: String
   public var serial: String
@@ -54,15 +55,19 @@ public struct CalibrationRecord: Sendable, Equatable {
   /// Grid: how contacts take their force (nil: the cells within two cells
   /// of a peak, unscaled).
   public var contact: ContactModel?
+  /// The learnt response: how a press anywhere loads each cell (nil: none
+  /// learnt; version 3).
+  public var response: ResponseRecord?
   public var checks: [CalibrationCheck]
 
   public init(
     board: String, serial: String, created: String, source: String, plan: String = "",
     referenceTemperature_c: Double = 25, cells: [CellParameters], result: String = "",
     fit: FitSummary? = nil, coupling: [[Double]]? = nil, contact: ContactModel? = nil,
-    checks: [CalibrationCheck] = []
+    response: ResponseRecord? = nil, checks: [CalibrationCheck] = []
   ) {
     self.contact = contact
+    self.response = response
     self.board = board
     self.serial = serial
     self.created = created
@@ -99,11 +104,13 @@ public struct CalibrationRecord: Sendable, Equatable {
   }
 
   /// The lowest version that holds this record: 1 when it has none of
-  /// version 2's additions (the simulator's truth stays as committed).
+  /// version 2's additions (the simulator's truth stays as committed), 2
+  /// without a response.
   public var encodedVersion: Int {
+    if response != nil { return 3 }
     let plain = result.isEmpty && fit == nil && coupling == nil && contact == nil && checks.isEmpty
       && cells.allSatisfy { $0.noise_counts == nil }
-    return plain ? 1 : CalibrationRecord.version
+    return plain ? 1 : 2
   }
 
   /// The record's text, CRC line included.
@@ -136,6 +143,7 @@ public struct CalibrationRecord: Sendable, Equatable {
       if contact.captureSlope != 0 { body += "capture_slope = \(number(contact.captureSlope))\n" }
       if contact.mergeSaddle > 0 { body += "merge_saddle = \(number(contact.mergeSaddle))\n" }
     }
+    if let response { body += response.encoded() }
     if let coupling {
       body += "\n[coupling]\n"
       body += "rows = [\n"
@@ -194,7 +202,7 @@ public struct CalibrationRecord: Sendable, Equatable {
     let root = try TOML.parse(text, file: file)
     try root.rejectUnknownKeys([
       "format", "version", "board", "serial", "created", "source", "plan", "reference_temp_c",
-      "cell", "integrity", "result", "fit", "coupling", "contact", "check",
+      "cell", "integrity", "result", "fit", "coupling", "contact", "check", "response",
     ])
     let format = try root.string("format")
     if format != CalibrationRecord.format {
@@ -265,6 +273,11 @@ public struct CalibrationRecord: Sendable, Equatable {
         captureSlope: try t.optionalDouble("capture_slope", in: ValueBound(-4...4)) ?? 0,
         mergeSaddle: try t.optionalDouble("merge_saddle", in: ValueBound(0...1)) ?? 0)
     }
+    var response: ResponseRecord?
+    if let t = try root.optionalTable("response") {
+      if version < 3 { throw t.error("format", "a [response] table needs version 3 (the record says \(version))") }
+      response = try ResponseRecord(table: t, cells: cells.count)
+    }
     var coupling: [[Double]]?
     if let t = try root.optionalTable("coupling") {
       try t.rejectUnknownKeys(["rows"])
@@ -297,7 +310,7 @@ public struct CalibrationRecord: Sendable, Equatable {
       created: try root.optionalString("created") ?? "", source: try root.optionalString("source") ?? "",
       plan: try root.optionalString("plan") ?? "",
       referenceTemperature_c: try root.optionalDouble("reference_temp_c", in: .temperature_c) ?? 25, cells: cells,
-      result: result, fit: fit, coupling: coupling, contact: contact, checks: checks)
+      result: result, fit: fit, coupling: coupling, contact: contact, response: response, checks: checks)
   }
 }
 

@@ -31,6 +31,13 @@ extension PanelCtl.Sim {
       help: ArgumentHelp("Evaluate only the panel of this name (repeatable); the population is the same.", valueName: "NAME"))
     var only: [String] = []
 
+    @Option(
+      name: .long,
+      help: ArgumentHelp(
+        "Run only these scenarios (comma-separated names; none: the calibrations alone). The rest are drawn and skipped.",
+        valueName: "LIST"))
+    var scenarios: String?
+
     @Option(name: .long, help: "The population's and the scenarios' seed.")
     var seed: UInt64 = 1
 
@@ -72,6 +79,16 @@ extension PanelCtl.Sim {
       var evaluation = PopulationEvaluation(
         panels: population, out: out, seed: seed, lengths: quick ? .quick : .full, date: UTCDate.now())
       evaluation.only = Set(only)
+      if let scenarios {
+        let names = scenarios == "none" ? [] : scenarios.split(separator: ",").map { String($0.filter { $0 != " " }) }
+        let known = StandardScenarios.names
+        if let unknown = names.first(where: { !known.contains($0) }) {
+          throw CommandFailure(
+            message: "--scenarios \(Quote.text(unknown)): no such scenario (\(known.joined(separator: ", ")), or none)",
+            status: .error)
+        }
+        evaluation.scenarios = Set(names)
+      }
       let results: [PanelResult]
       let started = monotonicMicroseconds()
       var shown = false
