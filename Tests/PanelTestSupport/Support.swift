@@ -19,7 +19,7 @@ package enum Repo {
 
 /// A simulated board run through the whole scan loop, collecting reports.
 package struct SimRun {
-  package var touches: [(frame: UInt64, t_us: Int64, touch: TrackedTouch, stage: Stage)] = []
+  package var touches: [(frame: UInt64, t_us: Int64, touch: TrackedTouch, stage: Stage, item: Int16)] = []
   package var events: [(frame: UInt64, event: TouchEvent)] = []
   package var health = CoreHealth()
   package var frames: UInt64 = 0
@@ -27,20 +27,21 @@ package struct SimRun {
   package var injectedSpikes = 0
 
   /// Runs `scenario` on `board` (its own simulation parameters, adjusted by
-  /// `tweak`) with `calibration` (default: the panel's true one).
+  /// `tweak`) with `calibration` (default: the panel's true one) and the
+  /// host's `regions` (default: none, the whole panel peeks).
   package init(
-    board: Board, scenario: Scenario, calibration: CalibrationRecord? = nil,
+    board: Board, scenario: Scenario, calibration: CalibrationRecord? = nil, regions: RegionMap? = nil,
     tweak: (inout SimulationParameters) -> Void = { _ in }
   ) throws {
     var parameters = try FrontEndFactory.simulationParameters(board)
     tweak(&parameters)
     let panel = SimulatedPanel(board: board, parameters: parameters, scenario: scenario, speed: 0)
     let cal = calibration ?? panel.trueCalibration(created: "test")
-    let loop = ScanLoop(source: panel, board: board, calibration: cal)
+    let loop = ScanLoop(source: panel, board: board, calibration: cal, regions: regions)
     while try loop.step() {
       let r = loop.report
       for i in 0..<r.touchCount {
-        touches.append((r.frame, r.time.rawValue, r[touch: i].touch, r[touch: i].stage))
+        touches.append((r.frame, r.time.rawValue, r[touch: i].touch, r[touch: i].stage, r[touch: i].item))
       }
       for i in 0..<r.eventCount { events.append((r.frame, r[event: i])) }
     }

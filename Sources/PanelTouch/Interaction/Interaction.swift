@@ -161,6 +161,7 @@ public struct Interaction: Sendable {
           holdMode: holdMode)
         slots[s].originNoise = t.positionNoise.rawValue
       }
+      slots[s].place(x: t.x, y: t.y, noise: t.positionNoise.rawValue, regions: regions)
       var progress: UInt16 = 0
       if t.phase.isFinal {
         progress = slots[s].stage == .pop ? 1000 : 0
@@ -171,6 +172,7 @@ public struct Interaction: Sendable {
       progress = slots[s].step(
         x: t.x.rawValue, y: t.y.rawValue, noise: t.positionNoise.rawValue, force: t.force.rawValue, t_us: now,
         rules: rules, report: &report)
+      slots[s].commitItem()
       report.setInteraction(stage: slots[s].stage, progress_milli: progress, item: slots[s].item, at: i)
     }
   }

@@ -62,6 +62,10 @@ struct PressState: Sendable {
   var used = false
   var item: Int16 = -1
   var traits = ItemTraits()
+  /// The item is decided: the position was certain enough (`place`), or
+  /// the touch reached a stage, fired its hold action or became a drag.
+  /// Until then the item is the one under the touch's current position.
+  var itemDecided = false
   /// On the touch-and-hold fallback (decided at touch-down; force lost
   /// mid-touch moves a touch onto it).
   var holdMode = false
@@ -112,6 +116,27 @@ struct PressState: Sendable {
   }
 
   init() {}
+
+  /// Until the item is decided: the item under the touch's current
+  /// position `(x, y)` (spread `noise`, um), decided once the position is
+  /// certain: three spreads within the distance to the nearest item's
+  /// edge (a light contact's position is noisy, its error growing as
+  /// 1/force: on a noisy plate a graze reads up to 20 mm off).
+  mutating func place(x: Length_um, y: Length_um, noise: Int32, regions: RegionMap) {
+    guard !itemDecided else { return }
+    let hit = regions.hit(x: x, y: y)
+    if hit != item {
+      item = hit
+      traits = regions.traits(of: hit)
+    }
+    if Int64(noise) * 3 <= Int64(regions.clearance(x: x, y: y)) { itemDecided = true }
+  }
+
+  /// What a stage, a hold action or a drag commits the touch to: its item
+  /// stays from then on.
+  mutating func commitItem() {
+    if stage != .none || held || dragging { itemDecided = true }
+  }
 
   /// What touch-and-hold does for this touch, if anything.
   var holdAction: EventKind? {

@@ -46,6 +46,32 @@ public struct RegionMap: Sendable {
     return -1
   }
 
+  /// How far (um) the point can move before the item under it may change:
+  /// the distance to the nearest edge of any of `count` rectangles, from
+  /// inside or outside (outside, the larger of the two axes' gaps: never
+  /// more than the true distance). `Int32.max` with no rectangles.
+  @inline(__always)
+  static func nearestEdge(count: Int, x: Length_um, y: Length_um, _ rect: (Int) -> ItemRect) -> Int32 {
+    var nearest = Int32.max
+    let px = Int64(x.rawValue)
+    let py = Int64(y.rawValue)
+    for i in 0..<count {
+      let r = rect(i)
+      let left = px - Int64(r.x0)
+      let right = Int64(r.x1) - px
+      let top = py - Int64(r.y0)
+      let bottom = Int64(r.y1) - py
+      let d: Int64
+      if left >= 0 && right >= 0 && top >= 0 && bottom >= 0 {
+        d = min(min(left, right), min(top, bottom))
+      } else {
+        d = max(max(-left, -right), max(-top, -bottom))
+      }
+      if d < Int64(nearest) { nearest = Int32(truncatingIfNeeded: d) }
+    }
+    return nearest
+  }
+
   #if !hasFeature(Embedded)
     /// The host's items as `init(items:...)` (PanelFormats) compiled them;
     /// nil for the whole panel (`whole`), which has none. (Their texts and
@@ -157,6 +183,14 @@ public struct RegionMap: Sendable {
       return RegionMap.lastHit(count: c.rects.count, x: x, y: y) { c.rects[$0] }
     }
 
+    /// How far the point is from the nearest item's edge (um; `Int32.max`
+    /// with no items): a position known to within less than this is on
+    /// the item `hit` names.
+    public func clearance(x: Length_um, y: Length_um) -> Int32 {
+      guard let c = compiled else { return Int32.max }
+      return RegionMap.nearestEdge(count: c.rects.count, x: x, y: y) { c.rects[$0] }
+    }
+
     /// What a touch on `item` (-1: on no item) can do.
     @inline(__always)
     public func traits(of item: Int16) -> ItemTraits {
@@ -208,6 +242,13 @@ public struct RegionMap: Sendable {
     /// The item under a point: the last item added containing it, or -1.
     public func hit(x: Length_um, y: Length_um) -> Int16 {
       RegionMap.lastHit(count: count, x: x, y: y) { rects[$0] }
+    }
+
+    /// How far the point is from the nearest item's edge (um; `Int32.max`
+    /// with no items): a position known to within less than this is on
+    /// the item `hit` names.
+    public func clearance(x: Length_um, y: Length_um) -> Int32 {
+      RegionMap.nearestEdge(count: count, x: x, y: y) { rects[$0] }
     }
 
     /// What a touch on `item` (-1: on no item) can do.
