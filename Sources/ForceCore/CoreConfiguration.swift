@@ -58,8 +58,10 @@ public struct CoreConfiguration: Sendable {
   public var reseedLevel: Force_mN = Force_mN(newtons: 0.04)
   /// ... for this many frames while untouched is re-seeded at once.
   public var reseedFrames: Int = 8
-  /// A touch held longer than this is taken as a parked load: the baselines
-  /// absorb it and the touch is cancelled. 0 = never.
+  /// A load that stays still this long (no finger's tremor or change of
+  /// press: `LoadLiveness`) is taken as a parked object: the baselines
+  /// absorb it and the touch is cancelled. A finger is never still that
+  /// long, however long it is held. 0 = never.
   public var maxOn_ms: Int = 20_000
 
   /// Median-of-three filter against single-frame spikes (one frame of delay).

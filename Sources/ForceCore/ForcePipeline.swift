@@ -14,7 +14,7 @@ public struct CoreHealth: Sendable, Equatable {
   public var saturatedSamples: UInt32 = 0
   /// Cells re-seeded after a sustained negative delta.
   public var reseeds: UInt32 = 0
-  /// Loads held past the maximum on-time and absorbed into the baselines.
+  /// Loads still for the maximum on-time and absorbed into the baselines.
   public var absorbedLoads: UInt32 = 0
   public init() {}
 }
@@ -38,7 +38,8 @@ public enum FrameOutcome: Sendable, Equatable {
 /// measured noise, `noise`), the touch gate, and baseline tracking: frozen
 /// where a contact stands out of the noise and for a hold after it lifts —
 /// every cell of a plate, the cells around the contact on a grid, so the
-/// rest of a grid keeps following drift — and a load held past the maximum
+/// rest of a grid keeps following drift — and a load that stays still
+/// (a parked object: no finger's tremor, `LoadLiveness`) for the maximum
 /// on-time is absorbed (`loadAbsorbed`). Untouched cells keep measuring
 /// their noise.
 ///
@@ -124,6 +125,9 @@ public struct ForcePipeline: Sendable {
   var coupling = CouplingMatrix()
   var finder: ContactFinder
   var gate: TouchGate
+  /// Whether the touched load trembles as a finger does or is still as a
+  /// parked object: only a still one is absorbed.
+  var liveness: LoadLiveness
   var rules: BaselineRules
   /// Frames measured (after seeding, wrapping): the clock of `heldUntil`
   /// and of the cells' ticks.
@@ -176,6 +180,7 @@ public struct ForcePipeline: Sendable {
     noise = NoiseMap(cellFloor: configuration.cellFloor)
     finder = ContactFinder()
     gate = TouchGate(configuration)
+    liveness = LoadLiveness(configuration)
     rules = BaselineRules(configuration)
   }
 
@@ -211,6 +216,7 @@ public struct ForcePipeline: Sendable {
     self.coupling = coupling.size == n ? coupling : CouplingMatrix()
     finder.setUp(geometry: &geometry, configuration: c)
     gate = TouchGate(c)
+    liveness = LoadLiveness(c)
     rules = BaselineRules(c)
     noise.reset(cellFloor: c.cellFloor)
     contacts.removeAll()
@@ -322,9 +328,13 @@ public struct ForcePipeline: Sendable {
       if c.force > configuration.touchOff && c.snr_Q8 > configuration.noiseOff_Q8 { holding = true }
     }
     let touched = gate.update(pressing: pressing, holding: holding)
-    if touched && maxOnFrames > 0 && gate.onFrames > maxOnFrames {
-      absorbLoad()
-      return
+    if touched {
+      if maxOnFrames > 0 && observeLoad() > maxOnFrames {
+        absorbLoad()
+        return
+      }
+    } else {
+      liveness.reset()
     }
     markHeld(touched: touched || pressing)
     track()
@@ -366,20 +376,39 @@ public struct ForcePipeline: Sendable {
     guard isSeeded else { return }
     sigmaSum = 0
     sigmaSquares = 0
+    // The seed's white noise counts as a quarter of the noise window.
+    let prior = Int32(1) << Int32(max(0, min(30, noiseShift &- 2)))
     for k in 0..<n {
       cells[k].baseline.reset(
         to: Counts_Q16(
           rawValue: cells[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue))
       let white = cells[k].conversion.force(delta: cells[k].filter.noise).rawValue
-      cells[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white))
+      cells[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white), prior: prior)
       updateNoise(of: k)
     }
-    totalNoise.start(sigma: Saturating.int32(FixedMath.squareRoot(sigmaSquares)))
+    totalNoise.start(sigma: Saturating.int32(FixedMath.squareRoot(sigmaSquares)), prior: prior)
     updateCorrelation()
   }
 
-  /// A load held past the maximum on-time becomes the new zero (each
-  /// cell's recent mean, not one noisy sample).
+  /// The touched load's frame for `liveness`: the force of the contacts
+  /// above the release thresholds, and its noise. Returns its still
+  /// frames so far.
+  @inline(__always)
+  mutating func observeLoad() -> Int32 {
+    var force: Int64 = 0
+    var variance: Int64 = 0
+    for i in 0..<contacts.count {
+      let c = contacts[i]
+      guard c.force > configuration.touchOff && c.snr_Q8 > configuration.noiseOff_Q8 else { continue }
+      force &+= Int64(c.force.rawValue)
+      variance &+= LoadLiveness.variance(of: c, captureScale_Q16: configuration.captureScale_Q16)
+    }
+    return liveness.observe(force: force, noiseVariance: variance)
+  }
+
+  /// A load still for the maximum on-time (`liveness`: a parked object,
+  /// not a finger) becomes the new zero (each cell's recent mean, not one
+  /// noisy sample).
   mutating func absorbLoad() {
     for k in 0..<min(geometry.cellCount, Capacity.cells) {
       cells[k].baseline.reset(to: Counts_Q16(rawValue: cells[k].average - cells[k].conversion.zeroShift.rawValue))
@@ -389,6 +418,7 @@ public struct ForcePipeline: Sendable {
     }
     contacts.removeAll()
     gate.reset()
+    liveness.reset()
     plateRun = 0
     loadAbsorbed = true
     health.absorbedLoads &+= 1

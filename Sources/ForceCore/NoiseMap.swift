@@ -55,11 +55,20 @@ struct ResidualNoise: Sendable {
   var observations: Int32 = 0
 
   /// Starts from a white-noise estimate (sigma, mN Q10), so the first
-  /// frames' thresholds are not zero.
-  mutating func start(sigma: Int32) {
+  /// frames' thresholds are not zero, counted as `prior` observations.
+  /// A sample beyond the estimate moves it by its excess over the
+  /// observations so far: counted from none, a load rising from the
+  /// start-up (every sample at the ceiling, eight times the estimate)
+  /// would raise it n^7-fold in n samples, and with it the noise-scaled
+  /// thresholds, faster than the load rises (a slow press from start-up
+  /// never became a touch; the baselines followed it). Counted from a
+  /// quarter of the noise window, it takes a sustained run of samples at
+  /// the ceiling to double it (a tenth of a second of a 4 s window), and
+  /// a load rising from start-up reaches the touch thresholds first.
+  mutating func start(sigma: Int32, prior: Int32 = 0) {
     // mean|f| = sigma * sqrt(2/pi) = 0.7979 sigma (Q12: 3268).
     meanAbs_Q26 = (Int64(max(sigma, 0)) &* 3268) << 4
-    observations = 0
+    observations = max(0, prior)
   }
 
   /// Adds one untouched frame's force `f` (mN Q10). A running mean over the

@@ -2,8 +2,8 @@
 /// touched after `debounceOn` consecutive frames with a contact at or above
 /// the touch-on thresholds (`touchOn` and `noiseOn` standard deviations);
 /// released after `debounceOff` consecutive frames without one above the
-/// touch-off thresholds. Drives a plate's baseline freeze and the maximum
-/// on-time.
+/// touch-off thresholds. Drives a plate's baseline freeze, and while it is
+/// touched the load is watched for stillness (`LoadLiveness`).
 public struct TouchGate: Sendable {
   public private(set) var touched = false
   /// Frames the panel has been touched without a break.

@@ -64,7 +64,7 @@ import Testing
     let parked = ScriptedTouch(start_s: 0.5, x_mm: 60, y_mm: 40, force_n: 3, hold_s: maxOn + 10, rise_s: 0.2, fall_s: 0.2)
     var touches = [parked]
     // Taps on top of the parked load, after it has been absorbed.
-    let after = 0.5 + 0.2 + maxOn + 2
+    let after = 0.5 + 0.2 + maxOn + 3
     for i in 0..<3 {
       touches.append(ScriptedTouch(start_s: after + Double(i), x_mm: 110, y_mm: 70, force_n: 0.8, hold_s: 0.1))
     }
@@ -80,7 +80,10 @@ import Testing
     #expect(first.last == .cancelled)
     #expect(first.filter { $0 == .cancelled }.count == 1)
     let cancelledAt = run.touches.first { $0.touch.id == ids[0] && $0.touch.phase == .cancelled }!.t_us
-    #expect(abs(Double(cancelledAt) / 1e6 - (0.5 + maxOn)) < 0.5)
+    // Still for the maximum on-time once its landing has left the
+    // liveness band (a second or two).
+    let absorbed = Double(cancelledAt) / 1e6 - 0.5
+    #expect(absorbed >= maxOn && absorbed <= maxOn + 2.5, "absorbed \(absorbed) s after it was set down")
     // Each tap: began, ..., ended once, about 0.8 N and where it was.
     for id in ids.dropFirst() {
       let phases = run.phases(of: id)
