@@ -72,14 +72,19 @@ public struct CellFilter: Sendable {
   /// Adds the last sample's step to the noise estimate (call only while
   /// untouched). Steps far beyond the estimate are clipped, so a spike or
   /// the edge of a press does not inflate it.
+  /// `shift` is the average's weight (2^-shift): 6 once running; while
+  /// seeding, log2 of the steps so far, so that the seed's estimate is
+  /// the mean of its steps (from zero at 2^-6, 16 frames reach a fifth of
+  /// it, and the residual noise started from it took seconds to catch up
+  /// once it no longer counted from nothing).
   @inline(__always)
-  public mutating func observeNoise() {
+  public mutating func observeNoise(shift: Int = 6) {
     // The last step of the raw samples (`old` is the latest, `older` the one before).
     var step = (Int64(old) &- Int64(older)) &<< 16
     if step < 0 { step = 0 &- step }
     let ceiling = (meanAbsDifference &* 8) &+ (64 << 16)
     let difference = step > ceiling ? ceiling : step
-    meanAbsDifference &+= (difference &- meanAbsDifference) &>> 6
+    meanAbsDifference &+= (difference &- meanAbsDifference) &>> Int64(max(0, min(shift, 6)))
     // (mad * 8) >> 16 + 16 (the estimate is under 2^49: mad * 8 cannot
     // overflow), saturated: no two counts are further apart.
     let limit = (meanAbsDifference &>> 13) &+ 16

@@ -367,9 +367,12 @@ public struct ForcePipeline: Sendable {
     if seeded == 0 {
       for k in 0..<n { cells[k].baseline.level.rawValue = 0 }
     }
+    // The first frame has no step yet; then a running mean of the steps.
+    let steps = Int32(seeded)
+    let shift = steps > 0 ? 31 &- steps.leadingZeroBitCount : 0
     for k in 0..<n {
       cells[k].baseline.level.rawValue += Int64(cells[k].filtered) &<< 16
-      cells[k].filter.observeNoise()
+      if steps > 0 { cells[k].filter.observeNoise(shift: shift) }
     }
     seeded += 1
     outcome = .seeding
