@@ -64,6 +64,24 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
   public var conversionsStuck = false
   /// A fault at the input: every conversion reads its rail code.
   public var inputFault: SimulatedInputFault?
+  /// Added to the next conversion's input, once (counts at gain 128): an
+  /// impulse at the bridge (ESD, a relay nearby), one sample long.
+  public var inputSpike_counts: Double?
+  /// The data-ready pin stops moving (a broken trace, a GPIO that stopped
+  /// reporting edges): it stays released and gives no edge; the chip
+  /// converts as ever. The edges missed are not delivered afterwards.
+  public var pinStopped = false {
+    didSet {
+      guard pinStopped != oldValue else { return }
+      if pinStopped {
+        pinEdgesHeld = drdyEdges - pinEdgesSkipped
+      } else {
+        pinEdgesSkipped = drdyEdges - pinEdgesHeld
+      }
+    }
+  }
+  var pinEdgesHeld = 0
+  var pinEdgesSkipped = 0
 
   /// The register file.
   public private(set) var registers = [UInt8](repeating: 0, count: 32)
@@ -196,7 +214,8 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     } else {
       input = channelInput(ctrl2.channel2 ? 1 : 0, at: t)
     }
-    input += parameters.inputOffset_counts + settlingError(at: t)
+    input += parameters.inputOffset_counts + settlingError(at: t) + (inputSpike_counts ?? 0)
+    inputSpike_counts = nil
     let raw = input * gain / 128
     if settleRemaining > 0 {
       settled += (raw - settled) * 0.55
@@ -401,17 +420,19 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
 
   public func isDataReady(at ns: Int64) -> Bool {
     advance(to: ns)
-    return isPresent && drdy && !ctrl1.drdyOutputsClock
+    return isPresent && drdy && !ctrl1.drdyOutputsClock && !pinStopped
   }
 
+  /// Edges the pin gave; a stopped pin's count stands still, and once it
+  /// moves again only the edges after that count.
   public func dataReadyEdges(at ns: Int64) -> Int {
     advance(to: ns)
-    return drdyEdges
+    return pinStopped ? pinEdgesHeld : drdyEdges - pinEdgesSkipped
   }
 
   public func nextDataReady(after ns: Int64) -> Int64? {
     advance(to: ns)
-    guard isPresent, !conversionsStuck, !drdy else { return nil }
+    guard isPresent, !conversionsStuck, !drdy, !pinStopped else { return nil }
     if let end = calibrationEnds { return puCtrl.cycleStart ? end + period_ns : nil }
     if let at = powerUpReadyAt { return puCtrl.cycleStart ? at + period_ns : nil }
     return isConverting ? nextConversion : nil

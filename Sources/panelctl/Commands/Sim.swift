@@ -6,7 +6,7 @@ extension PanelCtl {
   struct Sim: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Tools for simulated panels.",
-      subcommands: [Truth.self, Evaluate.self])
+      subcommands: [Truth.self, Evaluate.self, Soak.self])
 
     struct Truth: ParsableCommand {
       static let configuration = CommandConfiguration(
