@@ -30,8 +30,8 @@ import Testing
   /// Not yet true (docs/reliability.md, "A soak with faults"): a chip that
   /// comes back after an outage of most of a second (a brownout, a NACK
   /// burst that made it re-initialise) can report a touch for a few frames
-  /// with no finger on the panel, because the core's baselines were held
-  /// while the panel went on creeping back from the press before.
+  /// with no finger on the panel: its raw counts are the fault-free
+  /// twin's, so the core's held baselines are what differs.
   @Test(.disabled("false and stuck touches after a chip's outage: the held baselines are stale"))
   func noFalseOrStuckTouchAndPressesAsTheFaultFreePanel() throws {
     let r = try Self.result.get()
