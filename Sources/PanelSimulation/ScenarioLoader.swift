@@ -33,9 +33,11 @@ extension Scenario {
       }
     }
     var touches: [ScriptedTouch] = []
-    for t in try root.tables("touch") {
+    let tables = try root.tables("touch")
+    for t in tables {
       touches.append(try Scenario.touch(t, board: board))
     }
+    try Scenario.checkSimultaneous(touches, tables)
     var faults: [CellFault] = []
     for f in try root.tables("fault") {
       try f.rejectUnknownKeys(["cell", "start_s", "end_s", "kind"])
@@ -56,6 +58,37 @@ extension Scenario {
       faults: faults)
     gradientX = gradient.map { Keyframe($0[0], $0[1]) }
     gradientY = gradient.map { Keyframe($0[0], $0[2]) }
+  }
+
+  /// The most touches a script may have down at once: ten fingers of two
+  /// hands. What a frame's simulation costs grows with the touches down
+  /// (each spreads its load over every cell), so this keeps a frame's
+  /// simulation well within its period on every board.
+  public static let maxSimultaneousTouches = 20
+
+  /// Refuses a script with more than `maxSimultaneousTouches` down at one
+  /// time, naming the touch that makes one too many.
+  static func checkSimultaneous(_ touches: [ScriptedTouch], _ tables: [TOMLTable]) throws(FileError) {
+    guard touches.count > maxSimultaneousTouches else { return }
+    // Ends before starts at the same time: a touch may begin as another ends.
+    var edges: [(t: Double, step: Int, index: Int)] = []
+    for (i, touch) in touches.enumerated() {
+      edges.append((touch.start_s, 1, i))
+      edges.append((touch.end_s, -1, i))
+    }
+    edges.sort { a, b in
+      if a.t != b.t { return a.t < b.t }
+      if a.step != b.step { return a.step < b.step }
+      return a.index < b.index
+    }
+    var down = 0
+    for (t, step, i) in edges {
+      down += step
+      if down > maxSimultaneousTouches {
+        throw tables[i].error(
+          "start_s", "\(down) touches down at \(t) s: at most \(maxSimultaneousTouches) at once (the simulator's limit)")
+      }
+    }
   }
 
   static func touch(_ t: TOMLTable, board: Board) throws(FileError) -> ScriptedTouch {
