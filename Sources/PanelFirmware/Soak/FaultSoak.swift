@@ -180,12 +180,12 @@ public struct FaultSoak {
         if down { lastFinger_us = ft }
         for i in 0..<faulted.touches where faulted.loop.report[touch: i].touch.phase == .began && !down {
           result.falseTouches += 1
-          trace?("false touch at \(ft) us (\(Self.describe(window)))")
+          trace?("false touch at \(ft) us (\(Self.describe(window))); \(Self.cells(faulted, clean))")
         }
         if faulted.touches > 0 && ft - lastFinger_us > stuckAfter_us {
           if stuckSince == nil {
             result.stuckTouches += 1
-            trace?("stuck touch at \(ft) us (\(Self.describe(window)))")
+            trace?("stuck touch at \(ft) us (\(Self.describe(window))); \(Self.cells(faulted, clean))")
           }
           stuckSince = ft
         } else if faulted.touches == 0 {
@@ -309,6 +309,18 @@ extension FaultSoak {
     case .spike: return core.spikes > c.spikes
     case .dataReadyStopped: return health.lateReady > h.lateReady
     }
+  }
+
+  /// Each cell of both panels at their last frames, for a failed check:
+  /// raw counts, baseline (counts) and force (mN), faulted / fault-free.
+  static func cells(_ a: Panel, _ b: Panel) -> String {
+    var text = "cells (faulted / fault-free at \(b.time_us) us): raw, baseline, mN"
+    for k in 0..<a.loop.pipeline.cellCount {
+      let base = { (p: Panel) in Format.fixed(Double(p.loop.pipeline.baseline(of: k).rawValue) / 65536, 0) }
+      text += " | \(k): \(a.loop.frame.counts[k]) / \(b.loop.frame.counts[k]), \(base(a)) / \(base(b)),"
+      text += " \(a.loop.pipeline.image[k].rawValue >> 10) / \(b.loop.pipeline.image[k].rawValue >> 10)"
+    }
+    return text
   }
 
   static func describe(_ w: Window?) -> String {
