@@ -76,6 +76,26 @@ extension ForcePipeline {
     health.saturatedSamples &+= saturated
   }
 
+  /// The first valid frame after invalid ones (a chip re-initialised, a
+  /// bus that timed out): the median's history, the last filtered sample
+  /// and the recent mean are of the signal before the gap — a press the
+  /// finger has since lifted — and the median of two of them with this
+  /// frame's sample would report that press again (the soak's false
+  /// touches, docs/reliability.md). Each cell starts them again at this
+  /// frame's sample, as at start-up; baselines, holds and noise are kept.
+  @inline(never)
+  mutating func resume(_ frame: inout RawFrame, count n: Int) {
+    resuming = false
+    for k in 0..<min(n, Capacity.cells) {
+      var raw = frame.counts[k]
+      if raw >= RawCounts.max || raw <= RawCounts.min { raw = isSeeded ? railed(k) : RawCounts.clamp(raw) }
+      cells[k].filter.prime(raw)
+      cells[k].filtered = raw
+      cells[k].heldSteps = 0
+      cells[k].average = Int64(raw) &<< 16
+    }
+  }
+
   /// A step no press can make (from the cell's last filtered sample):
   /// held off for up to two frames. The frames it held count as spikes
   /// once the signal is back within the limit (a step that stays is a

@@ -172,6 +172,9 @@ public struct ForcePipeline: Sendable {
   var temperatureKnown = false
   /// The median filters have their first samples.
   var filtersPrimed = false
+  /// Invalid frames came since the last valid one: the next valid frame
+  /// starts each cell's filter again (`resume`).
+  var resuming = false
 
   /// An empty pipeline (no cells), to be set up in place with `setUp`.
   public init() {
@@ -253,6 +256,7 @@ public struct ForcePipeline: Sendable {
     seeded = 0
     temperatureKnown = false
     filtersPrimed = false
+    resuming = false
     for k in 0..<n {
       if c.maxStep.rawValue > 0 {
         let counts = c.maxStep.newtons * abs(calibration[k].gain)
@@ -301,6 +305,7 @@ public struct ForcePipeline: Sendable {
       health.invalidFrames &+= 1
       contacts.removeAll()
       outcome = .invalid
+      resuming = filtersPrimed
       return
     }
     if frame.hasTemperature {
@@ -311,6 +316,7 @@ public struct ForcePipeline: Sendable {
     // Clamped to the capacity so the compiler can drop bounds checks.
     let n = min(geometry.cellCount, Capacity.cells)
     let seeding = !isSeeded
+    if resuming { resume(&frame, count: n) }
     convert(&frame, count: n, seeding: seeding)
     if seeding {
       seed()

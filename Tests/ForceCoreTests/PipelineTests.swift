@@ -235,6 +235,35 @@ struct PlateRig {
     #expect(rig.pipeline.health.invalidFrames == 5)
   }
 
+  /// A chip out for a while in the middle of a press (frames invalid),
+  /// back after the finger lifted: the first frames after the gap measure
+  /// what the cells read now. (The median of three kept the two samples
+  /// of the press from before the gap and reported it again for a frame:
+  /// the soak's false touches after a brownout or a stuck bus.)
+  @Test func theFirstFramesAfterAGapMeasureTheCellsAsTheyAreNow() {
+    var rig = PlateRig()
+    rig.settle()
+    let press = PlateRig.loads(newtons: 4, x: 60, y: 40)
+    for _ in 0..<10 { rig.step(loads: press) }
+    #expect(rig.pipeline.touched)
+    rig.frame.valid = false
+    for _ in 0..<200 { rig.step(loads: press) }
+    rig.frame.valid = true
+    for i in 0..<3 {
+      rig.step()
+      for k in 0..<4 { #expect(abs(rig.pipeline.image[k].newtons) < 0.001, "frame \(i) after the gap, cell \(k)") }
+      #expect(rig.pipeline.contacts.isEmpty, "frame \(i) after the gap")
+    }
+    // A press held through the gap is measured at once.
+    for _ in 0..<10 { rig.step(loads: press) }
+    rig.frame.valid = false
+    for _ in 0..<3 { rig.step(loads: press) }
+    rig.frame.valid = true
+    rig.step(loads: press)
+    #expect(rig.pipeline.contacts.count == 1)
+    #expect(abs(rig.pipeline.contacts[0].force.newtons - 4) < 0.01)
+  }
+
   @Test func estimatesNoise() {
     var rig = PlateRig()
     var state: UInt64 = 12345

@@ -10,8 +10,10 @@ extension PanelCtl.Sim {
         NACK bursts, a stuck bus, chip brownouts, a cell at its rail, a cell open then mended, spikes and \
         stopped data-ready lines, one after another, with touches scripted throughout. Prints, per kind of \
         fault, how many were injected, seen in the health counters and recovered from, then the false and \
-        stuck touches, the frames that differed from the fault-free twin outside the faults' windows, and \
-        the resident memory. Exit status: 0 when every check holds, 2 when one does not, 1 on an error.
+        stuck touches, the presses reported otherwise than by the fault-free twin outside the faults' windows \
+        (printed, not checked: the twins' noise differs once a fault has moved a chip's conversions), and \
+        the resident memory. Exit status: 0 when no touch was false or stuck, every fault was seen in the \
+        health counters and recovered from and memory grew by under 1 MiB; 2 when not; 1 on an error.
         """)
 
     @Option(name: .long, help: ArgumentHelp("A simulated NAU7802 twin (bus = \"sim\").", valueName: "BOARD.toml"))
@@ -39,9 +41,9 @@ extension PanelCtl.Sim {
       bar.finish()
       print(Self.table(r), terminator: "")
       let memory = r.residentEnd_kib - r.residentEarly_kib
-      if r.falseTouches > 0 || r.stuckTouches > 0 || r.unreported > 0 || r.unrecovered > 0 || r.differing > 0
-        || memory > 1024
-      {
+      // Presses reported otherwise are printed, not failed on: the twins'
+      // noise differs after the first fault (docs/reliability.md).
+      if r.falseTouches > 0 || r.stuckTouches > 0 || r.unreported > 0 || r.unrecovered > 0 || memory > 1024 {
         throw CommandFailure(message: "the soak found a fault the panel did not survive cleanly (see the table)", status: .checkFailed)
       }
     }
