@@ -40,11 +40,11 @@ esac
 # The run state's static storage (startup.c; the firmware checks that the
 # state fits): CoreRunState at each capacity, rounded up.
 case "$cells" in
-  16) defines=(-D FORCECORE_CELLS_16); state_kib=20 ;;
-  48) defines=(-D FORCECORE_CELLS_48); state_kib=64 ;;
-  64) defines=(-D FORCECORE_CELLS_64); state_kib=40 ;;
-  128) defines=(-D FORCECORE_CELLS_128); state_kib=72 ;;
-  256) defines=(); state_kib=128 ;;
+  16) defines=(-D FORCECORE_CELLS_16); state_kib=32 ;;
+  48) defines=(-D FORCECORE_CELLS_48); state_kib=96 ;;
+  64) defines=(-D FORCECORE_CELLS_64); state_kib=64 ;;
+  128) defines=(-D FORCECORE_CELLS_128); state_kib=112 ;;
+  256) defines=(); state_kib=192 ;;
   *) echo "build.sh: --cells is 16, 48, 64, 128 or 256" >&2; exit 64 ;;
 esac
 # -Osize, without LLVM's machine outliner (which -Osize turns on): it turns
