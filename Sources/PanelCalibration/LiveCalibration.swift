@@ -252,12 +252,8 @@ public enum Directory {
   /// The bytes of the regular files under `path`, its subfolders included
   /// (symlinks not followed; what cannot be read counts 0).
   public static func size(_ path: String) -> Int64 {
-    guard let dir = opendir(path) else { return 0 }
-    defer { closedir(dir) }
     var total: Int64 = 0
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      if name == "." || name == ".." { continue }
+    for name in FileSet.entries(of: path) {
       let child = path.hasSuffix("/") ? path + name : path + "/" + name
       var info = stat()
       guard lstat(child, &info) == 0 else { continue }

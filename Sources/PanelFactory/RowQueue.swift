@@ -67,7 +67,7 @@ public struct RowQueue: Sendable {
 
     /// The files are committed: the entry becomes a row to deliver.
     public func committed() throws(FileError) {
-      try RowQueue.rename(queue.path(id, "pending"), to: queue.path(id, "row"))
+      try FilesPOSIX.renameDurably(queue.path(id, "pending"), to: queue.path(id, "row"))
       close(fd)
       fd = -1
     }
@@ -89,8 +89,8 @@ public struct RowQueue: Sendable {
     guard fd >= 0 else { throw Self.failure(temporary, "cannot create") }
     do throws(FileError) {
       guard flock(fd, LOCK_EX) == 0 else { throw Self.failure(temporary, "cannot lock") }
-      try Self.write(fd, bytes, path: temporary)
-      try Self.rename(temporary, to: path(entry.row.id, "pending"))
+      try FilesPOSIX.writeSynced(fd, bytes, path: temporary)
+      try FilesPOSIX.renameDurably(temporary, to: path(entry.row.id, "pending"))
     } catch {
       close(fd)
       unlink(temporary)
@@ -144,7 +144,7 @@ public struct RowQueue: Sendable {
         continue
       }
       if let last = entry.files.last, last.isInPlace {
-        if (try? Self.rename(pendingPath, to: path(id, "row"))) != nil { found.completed += 1 }
+        if (try? FilesPOSIX.renameDurably(pendingPath, to: path(id, "row"))) != nil { found.completed += 1 }
       } else {
         unlink(pendingPath)
         found.dropped += 1
@@ -212,37 +212,8 @@ public struct RowQueue: Sendable {
     FileError(file: path, message: "\(what): \(String(cString: strerror(errno)))")
   }
 
-  static func write(_ fd: Int32, _ bytes: [UInt8], path: String) throws(FileError) {
-    var done = 0
-    while done < bytes.count {
-      let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { throw failure(path, "cannot write") }
-      done += n
-    }
-    guard fsync(fd) == 0 else { throw failure(path, "cannot sync") }
-  }
-
-  /// Renames and syncs the directory, so that the new name survives a crash.
-  static func rename(_ from: String, to: String) throws(FileError) {
-    guard Glibc.rename(from, to) == 0 else { throw failure(to, "cannot rename \(from) to it") }
-    let (directory, _) = FilesPOSIX.split(to)
-    let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard fd >= 0 else { throw failure(directory, "cannot open the directory") }
-    defer { close(fd) }
-    guard fsync(fd) == 0 else { throw failure(directory, "cannot sync the directory") }
-  }
-
+  /// The queue's files (not the hidden temporaries), by name.
   static func entries(_ directory: String) -> [String] {
-    guard let dir = opendir(directory) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if !name.hasPrefix(".") { names.append(name) }
-    }
-    return names.sorted()
+    FileSet.entries(of: directory).filter { !$0.hasPrefix(".") }.sorted()
   }
 }

@@ -30,18 +30,7 @@ public enum AtomicFile {
     }
     var closed = false
     do throws(FileError) {
-      var writeError: FileError?
-      bytes.withUnsafeBytes { raw in
-        do throws(FileError) {
-          try FilesPOSIX.writeAll(fd, raw, path: path)
-        } catch {
-          writeError = error
-        }
-      }
-      if let writeError {
-        throw writeError
-      }
-      try FilesPOSIX.sync(fd, path: path)
+      try FilesPOSIX.writeSynced(fd, bytes, path: path)
       closed = true
       try FilesPOSIX.closeChecked(fd, path: path)
       if rename(temporary, file) != 0 { throw FilesPOSIX.failure(path, "cannot rename \(temporary) to it") }

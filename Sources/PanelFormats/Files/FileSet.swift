@@ -230,7 +230,7 @@ public struct FileSet: Sendable {
   }
 
   /// The names in a directory (none when it cannot be read).
-  static func entries(of directory: String) -> [String] {
+  package static func entries(of directory: String) -> [String] {
     guard let dir = opendir(directory) else { return [] }
     defer { closedir(dir) }
     var names: [String] = []

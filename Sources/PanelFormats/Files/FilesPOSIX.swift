@@ -49,6 +49,27 @@ package enum FilesPOSIX {
     }
   }
 
+  /// Writes all of `bytes` and fsyncs them.
+  package static func writeSynced(_ fd: Int32, _ bytes: [UInt8], path: String) throws(FileError) {
+    var writeError: FileError?
+    bytes.withUnsafeBytes { raw in
+      do throws(FileError) {
+        try writeAll(fd, raw, path: path)
+      } catch {
+        writeError = error
+      }
+    }
+    if let writeError { throw writeError }
+    try sync(fd, path: path)
+  }
+
+  /// Renames `from` over `to` and fsyncs the directory, so that the new
+  /// name survives a crash.
+  package static func renameDurably(_ from: String, to: String) throws(FileError) {
+    try renameChecked(from, to: to)
+    try syncDirectory(of: to)
+  }
+
   /// fsync, retrying EINTR.
   static func sync(_ fd: Int32, path: String) throws(FileError) {
     while fsync(fd) != 0 {
