@@ -67,21 +67,28 @@ let package = Package(
     // microcontroller firmware (Firmware/). Embedded-capable like both.
     // Imports: ForceCore, PanelTouch.
     .target(name: "CoreRunner", dependencies: ["ForceCore", "PanelTouch"]),
-    // What is read and written: TOML, recordings, atomic files, CRC, value
-    // bounds, the board file (Board), the calibration record and its
-    // codecs, region files and rules, the simulated panel's parameters.
-    // Imports: ForceCore, PanelTouch.
-    .target(name: "PanelFormats", dependencies: ["ForceCore", "PanelTouch"]),
+    // The files below everything: TOML (with the line of every key), atomic
+    // writes and durable renames, recordings, CRC, value bounds, quoting,
+    // `FileError`. Knows no board and no chip. Imports: nothing.
+    .target(name: "PanelFiles"),
     // Real hardware: the bus protocol and clocks, Linux i2c-dev/GPIO
-    // shims (a mock kernel in debug builds), chip drivers, the front ends
-    // over them, haptics, bus scan. Imports: ForceCore, PanelTouch,
-    // PanelFormats, CI2C, CGPIOD.
+    // shims (a mock kernel in debug builds), chip drivers and their typed
+    // settings (`DriverConfiguration`, `HapticsSettings`), the front ends
+    // over them, haptics, bus scan. Reads no board file. Imports: ForceCore,
+    // PanelTouch, PanelFiles, CI2C, CGPIOD.
     .target(
       name: "PanelHardware",
-      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "CI2C", "CGPIOD"],
+      dependencies: ["ForceCore", "PanelTouch", "PanelFiles", "CI2C", "CGPIOD"],
       // Debug builds let tests answer every syscall (Linux/MockKernel.swift).
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
     ),
+    // The schemas above the hardware they name, each read and checked once
+    // into typed values: the board file (`Board`, its front end as the
+    // `BoardFrontEnd` enum with the chips' `DriverConfiguration`, the
+    // haptics), the calibration record and its codecs, region files and
+    // rules, the simulated panel's parameters. Re-exports PanelFiles.
+    // Imports: ForceCore, PanelTouch, PanelFiles, PanelHardware.
+    .target(name: "PanelFormats", dependencies: ["ForceCore", "PanelTouch", "PanelFiles", "PanelHardware"]),
     // The panel's mechanics, what calibration fits, the simulator plays
     // and the contacts read: how a press at a point loads each cell — a
     // plate's statics on its supports, a grid overlay's spreading
@@ -110,15 +117,16 @@ let package = Package(
     .target(
       name: "PanelStreaming",
       dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics", "CUInput"]),
-    // What wires them: board loading, the front-end and haptics factories,
+    // What wires them: the front-end and haptics factories (each takes the
+    // board's typed front end), the board's Linux devices,
     // the calibration lookup, the simulated fixture run by a calibration
     // plan, the evaluation harness; re-exports every module above so that
     // a program needs one import. Imports: all of them.
     .target(
       name: "PanelFirmware",
       dependencies: [
-        "ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics", "PanelSimulation",
-        "PanelCalibration", "PanelStreaming",
+        "ForceCore", "PanelTouch", "PanelFiles", "PanelFormats", "PanelHardware", "PanelMechanics",
+        "PanelSimulation", "PanelCalibration", "PanelStreaming",
       ]
     ),
     // `panelctl serve` without the network: the scan loop hands each report
@@ -189,7 +197,7 @@ let package = Package(
     // One test target per module (each may use the layers below it and the
     // shared support); PanelFirmwareTests runs the whole pipeline.
     .testTarget(name: "PanelTouchTests", dependencies: ["PanelTouch", "PanelFirmware", "PanelTestSupport"]),
-    .testTarget(name: "PanelFormatsTests", dependencies: ["PanelFormats", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelFormatsTests", dependencies: ["PanelFiles", "PanelFormats", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(name: "PanelMechanicsTests", dependencies: ["PanelMechanics", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(
       name: "PanelHardwareTests", dependencies: ["PanelHardware", "PanelFirmware", "PanelTestSupport"],

@@ -10,6 +10,10 @@
 # PanelFactoryStore) and the tool: the frame path and everything below
 # stay free of them. The graph is read from Package.swift (swift package
 # dump-package); a self-test first shows that a bad import is caught.
+# Files are read once, into typed values: only PanelFiles and the parsers
+# named in PARSERS (docs/architecture.md, "Only parsers see TOML") name
+# TOMLTable, and only the board's parser compares a front end's kind or
+# the "sim" that names a simulated panel, twin bus or haptic bus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -21,6 +25,19 @@ PURE = {"ForceCore", "CoreRunner", "PanelTouch"}  # Embedded Swift: only each ot
 # NIO, the server and the database: only where the network and the database are.
 SERVER = re.compile(r"^(NIO|_NIO|SQL|SQLite|Postgres|Hummingbird|AsyncKit|ServiceLifecycle|WebSocket)")
 SERVER_TARGETS = {"PanelWeb", "PanelFactoryStore", "panelctl"}
+PARSERS = {  # files that turn a TOML file into typed values
+    "Sources/PanelFormats/Board/BoardLoader.swift", "Sources/PanelFormats/Board/BoardFrontEnd+TOML.swift",
+    "Sources/PanelFormats/Board/DriverConfiguration+TOML.swift", "Sources/PanelFormats/Board/HapticsSettings+TOML.swift",
+    "Sources/PanelFormats/Simulation/SimulationParameters.swift",
+    "Sources/PanelFormats/Simulation/SimulationParameters+Envelope.swift",
+    "Sources/PanelFormats/Simulation/SimulatedBoardParameters.swift",
+    "Sources/PanelFormats/Simulation/SimulatedCellOverride.swift", "Sources/PanelFormats/Simulation/SimulatedWander.swift",
+    "Sources/PanelFormats/Calibration/ResponseRecord.swift", "Sources/PanelFormats/Regions/RegionLoader.swift",
+    "Sources/PanelSimulation/ScenarioLoader.swift", "Sources/PanelCalibration/CalibrationPlanLoader.swift",
+    "Sources/PanelServe/ClientItems.swift",
+}
+BOARD_PARSERS = {p for p in PARSERS if p.startswith("Sources/PanelFormats/Board/")}
+KIND_COMPARED = re.compile(r'frontEnd\.kind\s*[!=]=|[!=]=\s*"sim"|"sim"\s*[!=]=|case\s+"sim"')
 IMPORT = re.compile(r"^\s*(@_exported\s+|@testable\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_]\w*)", re.M)
 
 package = json.load(open(sys.argv[1]))
@@ -44,6 +61,23 @@ def imports(text):
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
     return [((m.group(1) or "").strip(), m.group(2), text[: m.start()].count("\n") + 1) for m in IMPORT.finditer(text)]
+
+def code(text):
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+def check_parsing(files):
+    """TOMLTable only in PanelFiles and the parsers; kinds compared only by the board's parser."""
+    problems = []
+    for target, path, text in files:
+        body = code(text)
+        if target != "PanelFiles" and path not in PARSERS and "TOMLTable" in body:
+            problems.append(f"{path}: names TOMLTable but is not a parser (PARSERS in scripts/check-imports.sh): "
+                            "take the typed value the parser makes")
+        if path not in BOARD_PARSERS and KIND_COMPARED.search(body):
+            problems.append(f"{path}: compares a front end's kind or \"sim\": switch over the typed BoardFrontEnd "
+                            "or HapticsBus instead")
+    return problems
 
 def check(files, graph, reexports):
     """files: (target, path, text); graph: target -> direct dependencies."""
@@ -83,7 +117,14 @@ caught = check(bad, graph, reexports)
 if len(caught) != 5:
     sys.exit("check-imports: the self-test expected 5 problems, found: " + repr(caught))
 
-problems = check(files, graph, reexports)
+bad = [("PanelStreaming", "Sources/PanelStreaming/Bad.swift", "func f(t: TOMLTable) {}\n"),
+       ("PanelFirmware", "Sources/PanelFirmware/Bad.swift", "let s = board.frontEnd.kind == \"sim\"\n"),
+       ("panelctl", "Sources/panelctl/Bad.swift", "if h.bus == \"sim\" {}\n// TOMLTable in a comment is fine\n")]
+caught = check_parsing(bad)
+if len(caught) != 3:
+    sys.exit("check-imports: the parsing self-test expected 3 problems, found: " + repr(caught))
+
+problems = check(files, graph, reexports) + check_parsing(files)
 for p in problems:
     print(p, file=sys.stderr)
 if problems:

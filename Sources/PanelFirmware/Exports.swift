@@ -2,6 +2,7 @@
 // module of the firmware (docs/architecture.md).
 @_exported import ForceCore
 @_exported import PanelCalibration
+@_exported import PanelFiles
 @_exported import PanelFormats
 @_exported import PanelHardware
 @_exported import PanelMechanics

@@ -21,9 +21,11 @@ public final class SimulatedHardware {
   /// Each chip's data-ready pin, in chip order.
   public private(set) var pins: [any SimulatedDataReadySource] = []
 
-  public init(board: Board, configuration c: DriverConfiguration, scenario: Scenario, speed: Double = 0) {
+  public init(
+    board: Board, configuration c: DriverConfiguration, parameters p: SimulatedBoardParameters, scenario: Scenario,
+    speed: Double = 0
+  ) {
     configuration = c
-    let p = c.simulation ?? SimulatedBoardParameters()
     parameters = p
     clock = SimulatedClock(speed: speed)
     bus = SimulatedI2CBus(

@@ -101,7 +101,7 @@ import Testing
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let panel = SimulatedPanel(
-      board: board, parameters: try FrontEndFactory.simulationParameters(board), scenario: .idle(),
+      board: board, parameters: try board.simulationParameters, scenario: .idle(),
       duration_s: .infinity, speed: 0)
     let session = CalibrationSession(recording: plan, directory: dir + "/s", serial: panel.parameters.serial, date: "2026-03-14T09:26:53Z")
     var run = LiveCalibration(source: panel, board: board, plan: plan, session: session) { $0.apply($1, rise_s: $2) }

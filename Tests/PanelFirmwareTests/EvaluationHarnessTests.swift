@@ -33,7 +33,7 @@ import Testing
         let text = panel.envelope!.boardText(name: panel.name, serial: "S\(i)", description: "test")
         board = try Board(table: TOML.parse(text, file: "\(panel.name).toml"))
       }
-      let p = try FrontEndFactory.simulationParameters(board)
+      let p = try board.simulationParameters
       // The plan of its kind, its positions scaled to its size, loads for it.
       let planText = PanelEvaluation.plan(try TextFile.read(path: panel.planPath), for: board.name)
       let scale = panel.envelope?.planScale ?? (1, 1)

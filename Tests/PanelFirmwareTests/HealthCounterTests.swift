@@ -14,7 +14,7 @@ import Testing
   /// A board and the demo it plays when no scenario is given.
   static func demo(_ name: String) throws -> (Board, Scenario) {
     let board = try Repo.board(name)
-    let parameters = try FrontEndFactory.simulationParameters(board)
+    let parameters = try board.simulationParameters
     let scenario = try Scenario.load(path: Paths.resolve(parameters.scenario, relativeTo: board.file), board: board)
     return (board, scenario)
   }

@@ -83,7 +83,7 @@ import Testing
   @Test func frontEndCellErrorsNameTheElementTheSameWay() {
     let base = BoardText.valid.replacingOccurrences(of: "kind = \"sim\"", with: "kind = \"sim\"\n[[frontend.cell]]\nindex = 1\n[[frontend.cell]]\nindex = 2\ncrosstalk_from = CROSS\ncrosstalk = 0.1")
     func simulate(_ text: String) throws {
-      _ = try FrontEndFactory.simulationParameters(BoardText.load(text))
+      _ = try BoardText.load(text).simulationParameters
     }
     let index = ErrorText.message {
       try simulate(base.replacingOccurrences(of: "index = 2", with: "index = 9").replacingOccurrences(of: "CROSS", with: "1"))

@@ -124,7 +124,7 @@ import Testing
   /// sigma sqrt(W^2 + H^2) / F, and frames add information.
   @Test func thePlateBoundAtTheCentreIsTheCentreOfPressuresSpread() throws {
     let board = try Repo.board("sim-plate4")
-    var p = try FrontEndFactory.simulationParameters(board)
+    var p = try board.simulationParameters
     p.stiffnessSpread = 0
     p.gainSpread = 0
     let physics = PanelPhysics(board: board, parameters: p, scenario: .idle())

@@ -24,9 +24,9 @@ import Testing
     #expect(valid)
     let t = times.suffix(frames)
     let measured = Double(t.count - 1) / (Double(t.last! - t.first!) / 1e6)
-    let c = try FrontEndFactory.driverConfiguration(board)
+    let c = try board.driverConfiguration
     let budget = BusBudget(configuration: c)
-    let timing = I2CBusTiming(khz: c.bus_khz, hostOverhead_us: c.simulation?.hostOverhead_us ?? 200)
+    let timing = I2CBusTiming(khz: c.bus_khz, hostOverhead_us: board.frontEnd.twinParameters?.hostOverhead_us ?? 200)
     return (measured, budget.modelFrameRate(c, timing), budget)
   }
 

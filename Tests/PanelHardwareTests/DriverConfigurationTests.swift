@@ -8,16 +8,16 @@ import Testing
 @Suite struct DriverConfigurationTests {
   @Test func theNAU7802TwinLoads() throws {
     let board = try Repo.board("sim-plate4-nau7802")
-    let c = try FrontEndFactory.driverConfiguration(board)
+    let c = try board.driverConfiguration
     #expect(c.chip == .nau7802)
-    #expect(c.isSimulated)
+    #expect(board.frontEnd.isSimulated)
     #expect(c.bus_khz == 400)
     #expect(c.mux == 0x70)
     #expect(c.places == (0..<4).map { DriverConfiguration.Place(address: 0x2A, channel: $0) })
     #expect(c.nau7802.gain == .x128 && c.nau7802.rate == .sps320 && c.nau7802.ldo == .v3_3)
     #expect(c.dataReady == .init(chip: "/dev/gpiochip0", lines: [17, 27, 22, 23]))
     #expect(c.eeprom == .init(kind: .c32, place: .init(address: 0x50)))
-    #expect(c.simulation?.physics.seed == 4)
+    #expect(board.frontEnd.twinParameters?.physics.seed == 4)
     #expect(c.location(of: 2).description == "sim mux 0x70 channel 2 address 0x2a (NAU7802)")
   }
 
@@ -52,8 +52,9 @@ import Testing
   }
 
   @Test func aRealBoardLoads() throws {
-    let c = try FrontEndFactory.driverConfiguration(Self.load(Self.base))
-    #expect(!c.isSimulated && c.simulation == nil)
+    let board = try Self.load(Self.base)
+    let c = try board.driverConfiguration
+    guard case .chips = board.frontEnd else { Issue.record("not real chips: \(board.frontEnd)"); return }
     #expect(c.dataReady == nil)
     #expect(c.location(of: 1).description == "/dev/i2c-1 mux 0x70 channel 1 address 0x2a (NAU7802)")
     #expect(c.eepromLocation?.description == "/dev/i2c-1 address 0x50 (24C02)")
@@ -119,10 +120,11 @@ import Testing
     """
 
   @Test func adsAddressesAreCheckedOneByOne() throws {
-    let c = try FrontEndFactory.driverConfiguration(Self.load(Self.ads))
+    let board = try Self.load(Self.ads)
+    let c = try board.driverConfiguration
     #expect(c.places.map(\.address) == [0x40, 0x41])
     #expect(c.ads122c04.samplesPerSecond == 600)
-    #expect(c.simulation != nil)
+    #expect(board.frontEnd.twinParameters != nil)
     for (bad, message) in [
       ("addresses = [0x40, 0x39]", "b.toml:17: [frontend] addresses[2]: 0x39 is not an ADS122C04 address (0x40...0x4f)"),
       ("addresses = [0x40, 0x40]", "b.toml:17: [frontend] addresses[2]: 0x40 is used twice on the same segment"),
@@ -134,6 +136,6 @@ import Testing
       do { _ = try Self.load(text) } catch { #expect(error.description.contains(message), "\(error)") }
     }
     let turbo = Self.ads.replacingOccurrences(of: "bus_khz = 1000", with: "bus_khz = 1000\nturbo = true\nrate_sps = 2000")
-    #expect(try FrontEndFactory.driverConfiguration(Self.load(turbo)).ads122c04.samplesPerSecond == 2000)
+    #expect(try Self.load(turbo).driverConfiguration.ads122c04.samplesPerSecond == 2000)
   }
 }

@@ -135,7 +135,7 @@ import Testing
           start_s: 2.0, force: [Keyframe(0, 0), Keyframe(0.3, 1.5), Keyframe(0.6, 1.5), Keyframe(0.7, 0)],
           x: [Keyframe(0, 80)], y: [Keyframe(0, 50)]),
       ])
-    let parameters = try FrontEndFactory.simulationParameters(board)
+    let parameters = try board.simulationParameters
     let panel = SimulatedPanel(board: board, parameters: parameters, scenario: scenario)
     let loop = ScanLoop(source: panel, board: board, calibration: panel.trueCalibration(created: "test"))
     var (feedback, chip, bus) = HapticsBench.bench()

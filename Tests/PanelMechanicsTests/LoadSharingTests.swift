@@ -52,7 +52,7 @@ import Testing
     #expect(table[centre + 1] > 0)
     // The board keys give the same kernel as the calibration's Boussinesq.
     let board = try BoardText.load(BoardText.valid.replacingOccurrences(of: "kind = \"sim\"", with: "kind = \"sim\"\nspread_pitch = 0.7"))
-    let p = try FrontEndFactory.simulationParameters(board)
+    let p = try board.simulationParameters
     var a = [Double](repeating: 0, count: grid.cellCount)
     var b = a
     LoadSharing(grid: grid.cells, pitch: pitch, kernel: p.spreadingKernel(pitch: pitch)).add(force: 1, x: 51, y: 47, to: &a)

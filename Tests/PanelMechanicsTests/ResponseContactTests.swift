@@ -93,7 +93,7 @@ import Testing
   @Test func twoFingers30mmApartStayTwo() throws {
     let board = try Repo.board("sim-grid")
     let pitch = board.grid!.pitch_mm
-    let parameters = try FrontEndFactory.simulationParameters(board)
+    let parameters = try board.simulationParameters
     let kernel = parameters.spreadingKernel(pitch: pitch)
     var calibration = SimulatedPanel(board: board, parameters: parameters, scenario: .idle(), speed: 0)
       .trueCalibration(created: "test")

@@ -36,7 +36,7 @@ import Testing
   }
 
   static func physics(_ board: Board, _ scenario: Scenario = .idle()) throws -> PanelPhysics {
-    PanelPhysics(board: board, parameters: try FrontEndFactory.simulationParameters(board), scenario: scenario)
+    PanelPhysics(board: board, parameters: try board.simulationParameters, scenario: scenario)
   }
 
   /// Each cell's signal over `frames` frames at the board's rate.
@@ -262,8 +262,8 @@ import Testing
   }
 
   @Test func aKernelOnAPlateIsAnErrorNamingIt() throws {
-    let b = try Self.board("kernel = \"gaussian\"\nspread_pitch = 0.5")
-    let error = FilesTestSupport.failure { _ = try FrontEndFactory.simulationParameters(b) }
+    // Found when the board is loaded, not when its panel is first made.
+    let error = FilesTestSupport.failure { _ = try Self.board("kernel = \"gaussian\"\nspread_pitch = 0.5") }
     #expect(error?.contains("envelope.toml:") == true && error?.contains("kernel") == true)
     #expect(error?.contains("a grid overlay's") == true, "\(error ?? "no error")")
   }
@@ -275,7 +275,7 @@ import Testing
       of: "noise_counts = 25.0\nspread_mm = 14.0\n", with: "noise_mn = 3.0\nkernel = \"gaussian\"\nspread_pitch = 0.5\n")
     text += "\n[[frontend.sim.wander]]\ntau_s = 5.0\nsigma_mn = 2.0\n"
     let board = try Board(table: TOML.parse(text, file: "twin.toml"))
-    let physics = try #require(try FrontEndFactory.driverConfiguration(board).simulation).physics
+    let physics = try #require(board.frontEnd.twinParameters).physics
     #expect(physics.noise_mn == 3 && physics.kernel == "gaussian" && physics.spread_pitch == 0.5)
     #expect(physics.wander == [WanderProcess(tau_s: 5, sigma_mn: 2)])
     #expect(physics.spreadingKernel(pitch: 20) == .gaussian(sigma: 10))

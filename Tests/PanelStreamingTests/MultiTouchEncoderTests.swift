@@ -16,7 +16,7 @@ import Testing
 @Suite struct MultiTouchEncoderTests {
   static let board = Board(
     name: "t", width_mm: 160, height_mm: 100, cells: [CellPosition(x_mm: 0, y_mm: 0)],
-    frontEnd: FrontEndSpec(kind: "sim"), rate_hz: 320)
+    frontEnd: .simulatedPanel(SimulationParameters()), rate_hz: 320)
 
   static func report(_ touches: [(UInt32, TouchPhase, Double, Double, Double)]) -> FrameReport {
     var r = FrameReport()

@@ -41,7 +41,7 @@ import Testing
   @Test func an8NewtonPressStaysWithinMaxForceInEveryOutput() throws {
     let board = Board(
       name: "t", width_mm: 160, height_mm: 100, cells: [CellPosition(x_mm: 0, y_mm: 0)],
-      frontEnd: FrontEndSpec(kind: "sim"), rate_hz: 320)
+      frontEnd: .simulatedPanel(SimulationParameters()), rate_hz: 320)
     var report = FrameReport()
     report.append(
       TouchReport(
@@ -249,7 +249,7 @@ import Testing
     let scenario = Scenario(
       name: "press", duration_s: 1,
       touches: [ScriptedTouch(start_s: 0.2, force: [Keyframe(0, 0), Keyframe(0.1, 2), Keyframe(0.4, 2), Keyframe(0.5, 0)], x: [Keyframe(0, 80)], y: [Keyframe(0, 50)])])
-    let panel = SimulatedPanel(board: board, parameters: try FrontEndFactory.simulationParameters(board), scenario: scenario, speed: 0)
+    let panel = SimulatedPanel(board: board, parameters: try board.simulationParameters, scenario: scenario, speed: 0)
     let loop = ScanLoop(source: panel, board: board, calibration: panel.trueCalibration(created: "test"))
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("ndjson-\(UUID()).txt").path
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)

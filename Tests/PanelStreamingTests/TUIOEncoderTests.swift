@@ -12,7 +12,7 @@ import Testing
   static func board() -> Board {
     Board(
       name: "test-plate", width_mm: 160, height_mm: 100,
-      cells: [CellPosition(x_mm: 0, y_mm: 0)], frontEnd: FrontEndSpec(kind: "sim"), rate_hz: 320)
+      cells: [CellPosition(x_mm: 0, y_mm: 0)], frontEnd: .simulatedPanel(SimulationParameters()), rate_hz: 320)
   }
 
   static func touch(_ id: UInt32, _ phase: TouchPhase, x: Double, y: Double, newtons: Double, _ stage: Stage) -> TouchReport {

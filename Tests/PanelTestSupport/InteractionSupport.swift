@@ -36,7 +36,7 @@ package struct InteractionDrive {
     var b = Board(
       name: "drive", width_mm: 160, height_mm: 100,
       cells: [CellPosition(x_mm: 0, y_mm: 0), CellPosition(x_mm: 160, y_mm: 0)],
-      frontEnd: FrontEndSpec(kind: "sim"), rate_hz: rate_hz)
+      frontEnd: .simulatedPanel(SimulationParameters()), rate_hz: rate_hz)
     change(&b.interaction)
     return b
   }

@@ -33,7 +33,7 @@ package struct SimRun {
     board: Board, scenario: Scenario, calibration: CalibrationRecord? = nil, regions: RegionMap? = nil,
     tweak: (inout SimulationParameters) -> Void = { _ in }
   ) throws {
-    var parameters = try FrontEndFactory.simulationParameters(board)
+    var parameters = try board.simulationParameters
     tweak(&parameters)
     let panel = SimulatedPanel(board: board, parameters: parameters, scenario: scenario, speed: 0)
     let cal = calibration ?? panel.trueCalibration(created: "test")

@@ -51,8 +51,10 @@ package enum Twins {
   }
 
   package static func hardware(_ board: Board, scenario: Scenario = .idle()) throws -> (DriverConfiguration, SimulatedHardware) {
-    let c = try FrontEndFactory.driverConfiguration(board)
-    return (c, SimulatedHardware(board: board, configuration: c, scenario: scenario))
+    guard case .simulatedTwin(let c, let parameters) = board.frontEnd else {
+      throw FileError(file: board.file, field: "[frontend] bus", message: "not a simulated twin")
+    }
+    return (c, SimulatedHardware(board: board, configuration: c, parameters: parameters, scenario: scenario))
   }
 
   package static func nau7802(_ board: Board, scenario: Scenario = .idle(), options: RunOptions = RunOptions(speed: 0))

@@ -242,7 +242,7 @@ import Testing
   func aFailedCellMakesNoTouchAndForceUnavailable(_ name: String) throws {
     let board = try Repo.board(name)
     let scenario = Scenario(name: "fault", duration_s: 4, touches: [], faults: [CellFault(cell: 1, start_s: 1, end_s: 2)])
-    let parameters = try FrontEndFactory.simulationParameters(board)
+    let parameters = try board.simulationParameters
     let panel = SimulatedPanel(board: board, parameters: parameters, scenario: scenario)
     let loop = ScanLoop(source: panel, board: board, calibration: panel.trueCalibration(created: "test"))
     var states: [(Double, ForceCapability)] = []

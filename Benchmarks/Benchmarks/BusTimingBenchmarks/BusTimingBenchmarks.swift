@@ -43,7 +43,7 @@ let benchmarks: @Sendable () -> Void = {
       var text = try TextFile.read(path: path)
       for (from, to) in edits { text = text.replacing(from, with: to) }
       let board = try Board(table: TOML.parse(text, file: path))
-      let configuration = try FrontEndFactory.driverConfiguration(board)
+      let configuration = try board.driverConfiguration
       let calibration = try FrontEndFactory.trueCalibration(board: board, created: "2026-01-01T00:00:00Z")
       var frontEnd = try FrontEndFactory.make(board: board, options: RunOptions(speed: 0, duration_s: .infinity))
       try frontEnd.start()
@@ -69,7 +69,7 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.stopMeasurement()
     let seconds = Double(loop.frame.time.rawValue - first) / 1e6
     let reached = Double(frames) / seconds
-    let timing = I2CBusTiming(khz: c.bus_khz, hostOverhead_us: c.simulation?.hostOverhead_us ?? 200)
+    let timing = I2CBusTiming(khz: c.bus_khz, hostOverhead_us: board.frontEnd.twinParameters?.hostOverhead_us ?? 200)
     let model = BusBudget(configuration: c).modelFrameRate(c, timing)
     benchmark.measurement(.custom("simulated frames/s"), Int(reached.rounded()))
     benchmark.measurement(.custom("model frames/s"), Int(model.rounded()))

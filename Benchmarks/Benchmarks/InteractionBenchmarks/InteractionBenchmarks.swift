@@ -84,7 +84,7 @@ struct StageScript {
     var b = Board(
       name: "bench", width_mm: 160, height_mm: 100,
       cells: [CellPosition(x_mm: 0, y_mm: 0), CellPosition(x_mm: 160, y_mm: 0)],
-      frontEnd: FrontEndSpec(kind: "sim"), rate_hz: 320)
+      frontEnd: .simulatedPanel(SimulationParameters()), rate_hz: 320)
     b.interaction.maxTouches = 16
     board = b
     var items: [RegionItem] = []

@@ -24,7 +24,7 @@ let benchmarks: @Sendable () -> Void = {
       let scenario = Scenario(
         name: "ramp", duration_s: 1e6, temperature: [Keyframe(0, 25), Keyframe(1e6, 35)], touches: [press])
       var panel = SimulatedPanel(
-        board: board, parameters: try FrontEndFactory.simulationParameters(board), scenario: scenario, speed: 0)
+        board: board, parameters: try board.simulationParameters, scenario: scenario, speed: 0)
       var frame = RawFrame(cellCount: board.cellCount)
       for _ in 0..<100 { _ = try panel.next(into: &frame) }
       var sum: Int64 = 0

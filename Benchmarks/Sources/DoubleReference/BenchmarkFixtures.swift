@@ -12,7 +12,7 @@ public enum BenchmarkFixtures {
       return Board(
         name: "bench-plate4", width_mm: 160, height_mm: 100,
         cells: corners.map { CellPosition(x_mm: $0.0, y_mm: $0.1) },
-        frontEnd: FrontEndSpec(kind: "sim"), rate_hz: 320)
+        frontEnd: .simulatedPanel(SimulationParameters()), rate_hz: 320)
     }
     let side = cells == 48 ? (8, 6) : (16, 16)
     var positions: [CellPosition] = []
@@ -22,7 +22,7 @@ public enum BenchmarkFixtures {
     var b = Board(
       name: "bench-grid\(cells)", width_mm: Double(side.0) * 20, height_mm: Double(side.1) * 20,
       cells: positions, grid: GridSpec(columns: side.0, rows: side.1, pitch_mm: 20),
-      frontEnd: FrontEndSpec(kind: "sim"), rate_hz: 500)
+      frontEnd: .simulatedPanel(SimulationParameters()), rate_hz: 500)
     b.interaction.maxTouches = 10
     return b
   }

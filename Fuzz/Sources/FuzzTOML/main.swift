@@ -17,7 +17,7 @@ runFuzzer { data, size in
   guard let text = String(validating: input(data, size), as: UTF8.self) else { return 0 }
   _ = try? CalibrationRecord(text: text, file: "fuzz.toml")
   guard let table = try? TOML.parse(text, file: "fuzz.toml") else { return 0 }
-  if let board = try? Board(table: table) { _ = try? FrontEndFactory.driverConfiguration(board) }
+  if let board = try? Board(table: table) { _ = try? board.driverConfiguration }
   _ = try? Scenario(table: table, board: Fixture.board)
   _ = try? RegionMap(table: table, board: Fixture.board)
   _ = try? CalibrationPlan(table: table, board: Fixture.board)

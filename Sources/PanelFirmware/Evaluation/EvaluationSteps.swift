@@ -25,7 +25,7 @@ public enum EvaluationSteps {
   ) throws(EvaluationError) {
     let parameters: SimulationParameters
     do {
-      parameters = try FrontEndFactory.simulationParameters(board)
+      parameters = try board.simulationParameters
     } catch {
       throw .file(error)
     }

@@ -39,7 +39,7 @@ public struct PanelEvaluation {
     let parameters: SimulationParameters
     let plan: CalibrationPlan
     do {
-      parameters = try FrontEndFactory.simulationParameters(board)
+      parameters = try board.simulationParameters
       plan = try CalibrationPlan.load(path: planFile, board: board)
     } catch {
       throw .file(error)

@@ -103,11 +103,10 @@ public struct FaultSoak {
     let loop: ScanLoop<SimulatedTwin<Driver>>
 
     init(board: Board, calibration: CalibrationRecord) throws(FileError) {
-      let c = try FrontEndFactory.driverConfiguration(board)
-      guard c.isSimulated, c.chip == .nau7802 else {
+      guard case .simulatedTwin(let c, let parameters) = board.frontEnd, c.chip == .nau7802 else {
         throw FileError(file: board.file, field: "[frontend]", message: "the soak runs a simulated NAU7802 twin (bus = \"sim\")")
       }
-      hardware = SimulatedHardware(board: board, configuration: c, scenario: .idle(), speed: 0)
+      hardware = SimulatedHardware(board: board, configuration: c, parameters: parameters, scenario: .idle(), speed: 0)
       let driver = Driver(
         configuration: c, chip: NAU7802Cell(settings: c.nau7802), bus: hardware.bus, clock: hardware.clock,
         lines: hardware.dataReadyLines(), options: RunOptions(speed: 0))

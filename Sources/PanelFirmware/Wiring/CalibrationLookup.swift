@@ -23,8 +23,8 @@ public enum CalibrationLookup {
   /// The serial number the panel reports, when it has one without its
   /// calibration: a simulated panel's own.
   public static func panelSerial(_ board: Board) -> String? {
-    guard board.frontEnd.kind == "sim" else { return nil }
-    return try? FrontEndFactory.simulationParameters(board).serial
+    guard case .simulatedPanel(let parameters) = board.frontEnd else { return nil }
+    return parameters.serial
   }
 
   /// The calibration for a run on `board`:

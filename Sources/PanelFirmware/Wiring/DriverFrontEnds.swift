@@ -27,10 +27,10 @@ extension FrontEndFactory {
 
   /// A simulated twin: the real drivers on `SimulatedHardware`. Without a
   /// duration or frame count it runs for its scenario's length.
-  public static func simulatedTwin(board: Board, configuration: DriverConfiguration, options: RunOptions)
-    throws(FileError) -> any FrontEnd
-  {
-    let hardware = try simulatedHardware(board: board, configuration: configuration, options: options)
+  public static func simulatedTwin(
+    board: Board, configuration: DriverConfiguration, parameters: SimulatedBoardParameters, options: RunOptions
+  ) throws(FileError) -> any FrontEnd {
+    let hardware = try simulatedHardware(board: board, configuration: configuration, parameters: parameters, options: options)
     var o = options
     if o.duration_s == nil && o.frames == nil {
       let d = hardware.signals.physics.scenario.duration_s
@@ -47,10 +47,9 @@ extension FrontEndFactory {
   }
 
   /// The simulated hardware of a twin board, with its scenario loaded.
-  public static func simulatedHardware(board: Board, configuration: DriverConfiguration, options: RunOptions)
-    throws(FileError) -> SimulatedHardware
-  {
-    let parameters = configuration.simulation ?? SimulatedBoardParameters()
+  public static func simulatedHardware(
+    board: Board, configuration: DriverConfiguration, parameters: SimulatedBoardParameters, options: RunOptions
+  ) throws(FileError) -> SimulatedHardware {
     var scenario = Scenario.idle()
     if let path = options.scenarioPath {
       scenario = try Scenario.load(path: path, board: board)
@@ -58,7 +57,8 @@ extension FrontEndFactory {
       scenario = try Scenario.load(
         path: Paths.resolve(parameters.physics.scenario, relativeTo: board.file), board: board)
     }
-    return SimulatedHardware(board: board, configuration: configuration, scenario: scenario, speed: options.speed)
+    return SimulatedHardware(
+      board: board, configuration: configuration, parameters: parameters, scenario: scenario, speed: options.speed)
   }
 
   /// A front end on a real bus device: the Linux i2c-dev bus, the data-ready
@@ -75,16 +75,18 @@ extension FrontEndFactory {
   /// The calibration a simulated panel really has: of a `kind = "sim"`
   /// board or of a simulated twin's physics.
   public static func trueCalibration(board: Board, created: String) throws(FileError) -> CalibrationRecord {
-    if board.frontEnd.kind == "sim" {
-      return try simulatedPanel(board: board, options: RunOptions(speed: 0)).trueCalibration(created: created)
-    }
-    let configuration = try driverConfiguration(board)
-    guard configuration.isSimulated else {
+    switch board.frontEnd {
+    case .simulatedPanel(let parameters):
+      return try simulatedPanel(board: board, parameters: parameters, options: RunOptions(speed: 0))
+        .trueCalibration(created: created)
+    case .simulatedTwin(let configuration, let parameters):
+      let hardware = try simulatedHardware(
+        board: board, configuration: configuration, parameters: parameters, options: RunOptions(speed: 0))
+      return hardware.signals.physics.trueCalibration(board: board, created: created)
+    case .chips(let configuration):
       throw FileError(
         file: board.file, field: "[frontend] bus",
         message: "\(Quote.text(configuration.bus)) is a real bus: only simulated panels have a true calibration")
     }
-    let hardware = try simulatedHardware(board: board, configuration: configuration, options: RunOptions(speed: 0))
-    return hardware.signals.physics.trueCalibration(board: board, created: created)
   }
 }

@@ -56,9 +56,7 @@ extension PanelMemory where Bus == LinuxI2CBus, Clock == SystemClock {
   /// The EEPROM of a board on a real bus; nil when the board has none or
   /// is simulated (a simulated twin's EEPROM lives only as long as its run).
   public static func open(board: Board) throws(FileError) -> PanelMemory? {
-    guard DriverConfiguration.Chip(rawValue: board.frontEnd.kind) != nil else { return nil }
-    let c = try FrontEndFactory.driverConfiguration(board)
-    guard c.eeprom != nil, !c.isSimulated else { return nil }
+    guard case .chips(let c) = board.frontEnd, c.eeprom != nil else { return nil }
     return PanelMemory(configuration: c, bus: try LinuxI2CBus.open(board: board, config: c), clock: SystemClock())
   }
 }
@@ -73,11 +71,12 @@ public struct SimulatedTwinRig {
   public let serial: String
 
   public init(board: Board, speed: Double) throws(FileError) {
-    let c = try FrontEndFactory.driverConfiguration(board)
-    guard c.isSimulated else {
-      throw FileError(file: board.file, field: "[frontend] bus", message: "\(Quote.text(c.bus)) is a real bus, not a simulated twin")
+    guard case .simulatedTwin(let c, let parameters) = board.frontEnd else {
+      let real = try board.driverConfiguration
+      throw FileError(file: board.file, field: "[frontend] bus", message: "\(Quote.text(real.bus)) is a real bus, not a simulated twin")
     }
-    hardware = try FrontEndFactory.simulatedHardware(board: board, configuration: c, options: RunOptions(speed: speed))
+    hardware = try FrontEndFactory.simulatedHardware(
+      board: board, configuration: c, parameters: parameters, options: RunOptions(speed: speed))
     hardware.signals.clearScenario()
     let inner = FrontEndFactory.driverFrontEnd(
       configuration: c, bus: hardware.bus, clock: hardware.clock, lines: hardware.dataReadyLines(),

@@ -1,4 +1,5 @@
 import ForceCore
+import PanelHardware
 import PanelTouch
 
 /// One panel on one board, as a board file (docs/formats.md)
@@ -15,7 +16,8 @@ public struct Board: Sendable {
   public var cells: [CellPosition]
   /// Set when the cells form a regular grid.
   public var grid: GridSpec?
-  public var frontEnd: FrontEndSpec
+  /// What makes the raw frames, typed (`[frontend]`).
+  public var frontEnd: BoardFrontEnd
   public var rate_hz: Int
   public var detection: DetectionSettings
   public var interaction: InteractionSettings
@@ -25,7 +27,7 @@ public struct Board: Sendable {
   public init(
     name: String, description: String = "", file: String = "", width_mm: Double,
     height_mm: Double, cells: [CellPosition], grid: GridSpec? = nil,
-    frontEnd: FrontEndSpec, rate_hz: Int, detection: DetectionSettings = DetectionSettings(),
+    frontEnd: BoardFrontEnd, rate_hz: Int, detection: DetectionSettings = DetectionSettings(),
     interaction: InteractionSettings = InteractionSettings()
   ) {
     self.name = name
@@ -84,16 +86,5 @@ public struct GridSpec: Sendable, Equatable {
     self.columns = columns
     self.rows = rows
     self.pitch_mm = pitch_mm
-  }
-}
-
-/// The `[frontend]` table: its kind, and the table itself for the
-/// kind-specific keys each front end reads.
-public struct FrontEndSpec: Sendable {
-  public var kind: String
-  public var table: TOMLTable?
-  public init(kind: String, table: TOMLTable? = nil) {
-    self.kind = kind
-    self.table = table
   }
 }

@@ -1,20 +1,16 @@
 import ForceCore
+import PanelHardware
 import PanelTouch
 
 extension Board {
-  /// Checks a `[frontend]` table's kind-specific keys for a board of
-  /// `cellCount` cells sampled at `rate_hz` (the front ends are known
-  /// above this module: PanelFirmware's `Board.load` passes its factory's).
-  public typealias FrontEndCheck = (_ spec: FrontEndSpec, _ cellCount: Int, _ rate_hz: Int) throws(FileError) -> Void
-
-  /// Loads and checks a board file. Every problem is a `FileError` naming
-  /// the file, the line and the field.
-  public static func load(path: String, checkFrontEnd: FrontEndCheck) throws(FileError) -> Board {
-    try Board(table: TOML.load(path: path), checkFrontEnd: checkFrontEnd)
+  /// Loads and checks a board file, its `[frontend]` included: every
+  /// problem is a `FileError` naming the file, the line and the field.
+  public static func load(path: String) throws(FileError) -> Board {
+    try Board(table: TOML.load(path: path))
   }
 
   /// Builds a board from a parsed board file.
-  public init(table root: TOMLTable, checkFrontEnd: FrontEndCheck) throws(FileError) {
+  public init(table root: TOMLTable) throws(FileError) {
     try root.rejectUnknownKeys([
       "board", "panel", "grid", "cell", "frontend", "sampling", "interaction", "detection", "haptics",
     ])
@@ -43,16 +39,17 @@ extension Board {
     var detection = DetectionSettings()
     if let t = try root.optionalTable("detection") { try detection.load(t) }
 
-    try checkFrontEnd(FrontEndSpec(kind: kind, table: frontEnd), cells.count, rate)
+    let typed = try BoardFrontEnd(table: frontEnd, kind: kind, cellCount: cells.count, rate_hz: rate)
     self.init(
       name: name, description: try boardTable.optionalString("description") ?? "",
       file: root.file, width_mm: width, height_mm: height, cells: cells, grid: grid,
-      frontEnd: FrontEndSpec(kind: kind, table: frontEnd), rate_hz: rate,
-      detection: detection, interaction: interaction)
+      frontEnd: typed, rate_hz: rate, detection: detection, interaction: interaction)
     if let t = try root.optionalTable("haptics") {
       let settings = try HapticsSettings(table: t)
       haptics = settings
     }
+    // What a simulated panel's keys say about the board's cells.
+    if case .simulatedPanel(let parameters) = typed { try parameters.check(board: self) }
   }
 
   static func loadCells(_ root: TOMLTable, width: Double, height: Double) throws(FileError)

@@ -1,4 +1,4 @@
-import PanelFormats
+import PanelFiles
 
 /// Data-ready from a clock: a simulated panel converts at its frame rate, so
 /// its "line" fires every `period_us` (scaled by `speed`; 2 = twice as fast).

@@ -1,4 +1,4 @@
-import PanelFormats
+import PanelFiles
 
 /// How long I2C transfers take on the wire and through the host, so that
 /// simulated conversion timing and frame rates mean something.

@@ -1,5 +1,5 @@
 import ForceCore
-import PanelFormats
+import PanelFiles
 
 /// Frames from a raw recording (docs/formats.md): replay runs the
 /// same scan loop as a live panel, at the recording's own times.
@@ -11,17 +11,18 @@ public struct RecordingFrontEnd: FrontEnd {
   var reader: RecordingReader
   var sequence: UInt32 = 0
 
-  /// Opens `path` and checks that it has `board`'s cells.
-  public init(path: String, board: Board) throws(FileError) {
+  /// Opens `path` and checks that it has the `cells` of the board named
+  /// `board` (PanelFormats' `init(path:board:)` passes a board's).
+  public init(path: String, cells: Int, board: String) throws(FileError) {
     self.path = path
     reader = try RecordingReader(path: path)
     cellCount = reader.header.cellCount
     pending = RawFrame(cellCount: cellCount)
     hasTemperature = reader.header.hasTemperature
-    if cellCount != board.cellCount {
+    if cellCount != cells {
       throw FileError(
         file: path, line: 1, field: "header",
-        message: "has \(cellCount) raw columns, board \(Quote.text(board.name)) has \(board.cellCount) cells")
+        message: "has \(cellCount) raw columns, board \(Quote.text(board)) has \(cells) cells")
     }
   }
 

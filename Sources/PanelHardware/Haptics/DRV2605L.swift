@@ -1,4 +1,4 @@
-import PanelFormats
+import PanelFiles
 
 /// Driver of the TI DRV2605L haptic driver (ERM or LRA actuator, licensed
 /// ROM effect library), generic over the bus. Register accesses use the

@@ -1,5 +1,5 @@
 import ForceCore
-import PanelFormats
+import PanelFiles
 import PanelTouch
 
 /// Something that answers a frame's events with a haptic click, called in

@@ -92,11 +92,10 @@ extension PanelCtl {
       let runMode = mode ?? (Terminal.errorIsTerminal ? .guided : .unattended)
       let date = UTCDate.now()
       Terminal.stopOnSignals()
-      switch b.frontEnd.kind {
-      case "sim":
+      switch b.frontEnd {
+      case .simulatedPanel(let parameters):
         let panel = SimulatedPanel(
-          board: b, parameters: try FrontEndFactory.simulationParameters(b), scenario: .idle(),
-          duration_s: .infinity, speed: speed)
+          board: b, parameters: parameters, scenario: .idle(), duration_s: .infinity, speed: speed)
         let id = serial ?? panel.parameters.serial
         let dir = try sessionDirectory(board: b, serial: id)
         let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
@@ -105,20 +104,18 @@ extension PanelCtl {
         }
         try record(&run, mode: runMode, plan: p)
         return (dir, nil)
-      default:
-        let configuration = try FrontEndFactory.driverConfiguration(b)
-        if configuration.isSimulated {
-          // A simulated twin: the real drivers; the fixture moves masses on its physics.
-          let rig = try SimulatedTwinRig(board: b, speed: speed)
-          let id = serial ?? rig.serial
-          let dir = try sessionDirectory(board: b, serial: id)
-          let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
-          try recordLive(rig.frontEnd, board: b, plan: p, session: s, mode: runMode) { step, rise in
-            rig.hardware.signals.apply(step, rise_s: rise)
-          }
-          guard var memory = rig.memory else { return (dir, nil) }
-          return (dir, { record throws in try Self.store(record, board: b, in: &memory) })
+      case .simulatedTwin:
+        // A simulated twin: the real drivers; the fixture moves masses on its physics.
+        let rig = try SimulatedTwinRig(board: b, speed: speed)
+        let id = serial ?? rig.serial
+        let dir = try sessionDirectory(board: b, serial: id)
+        let s = CalibrationSession(recording: p, directory: dir, serial: id, date: date)
+        try recordLive(rig.frontEnd, board: b, plan: p, session: s, mode: runMode) { step, rise in
+          rig.hardware.signals.apply(step, rise_s: rise)
         }
+        guard var memory = rig.memory else { return (dir, nil) }
+        return (dir, { record throws in try Self.store(record, board: b, in: &memory) })
+      case .chips:
         guard let id = serial else {
           throw CommandFailure(message: "--serial is needed: this panel does not report one", status: .usage)
         }

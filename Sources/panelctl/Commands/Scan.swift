@@ -111,14 +111,14 @@ extension PanelCtl {
     /// naming the first chip that is not as the board says.
     func scanBoard(_ path: String) throws {
       let b = try Board.load(path: path)
-      let config = try FrontEndFactory.driverConfiguration(b)
+      let config = try b.driverConfiguration
       let report: BoardScan
       let header: String
       let range = try range()
-      if config.isSimulated {
+      if case .simulatedTwin(_, let parameters) = b.frontEnd {
         // A simulated twin: its simulated chips, wired as the board says.
         let hardware = try FrontEndFactory.simulatedHardware(
-          board: b, configuration: config, options: RunOptions(speed: 0))
+          board: b, configuration: config, parameters: parameters, options: RunOptions(speed: 0))
         var bus = hardware.bus
         report = try scanning(config) { () throws(BusScanError) in try BoardScanner.scan(config, on: &bus, range: range) }
         header = config.bus + " (simulated)"

@@ -64,11 +64,13 @@ struct ReportRun {
   /// click in the frame of its stage.
   func run<F: FrontEnd, S: FrameSink>(_ frontEnd: F, _ sinks: S) throws {
     guard let h = board.haptics else { return try drive(frontEnd, sinks) }
-    if h.bus == "sim" {
+    switch h.bus {
+    case .simulated:
       let feedback = InteractionSetup.started(HapticsFactory.simulated(h).feedback)
-      return try drive(frontEnd, SinkPair(HapticSink(feedback), sinks))
+      try drive(frontEnd, SinkPair(HapticSink(feedback), sinks))
+    case .device(let path):
+      try drive(frontEnd, SinkPair(HapticSink(InteractionSetup.started(try HapticsFactory.linux(h, device: path))), sinks))
     }
-    try drive(frontEnd, SinkPair(HapticSink(InteractionSetup.started(try HapticsFactory.linux(h))), sinks))
   }
 
   func drive<F: FrontEnd, S: FrameSink>(_ frontEnd: F, _ sinks: S) throws {

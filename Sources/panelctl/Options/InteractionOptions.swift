@@ -48,7 +48,7 @@ struct InteractionOptions: ParsableArguments {
   /// The run's calibration: the board's, or nominal with `--uncalibrated`.
   func calibration(board: Board, options: BoardOptions) throws(FileError) -> CalibrationRecord {
     if uncalibrated {
-      return CalibrationRecord.nominal(board: board, gain_counts_per_n: try FrontEndFactory.nominalGain(board: board))
+      return CalibrationRecord.nominal(board: board, gain_counts_per_n: FrontEndFactory.nominalGain(board: board))
     }
     return try options.loadCalibration(for: board)
   }

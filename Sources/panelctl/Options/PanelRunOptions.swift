@@ -18,7 +18,7 @@ struct PanelRunOptions: ParsableArguments {
   func open(command: String, untilStopped: Bool = false) throws -> (run: ReportRun, frontEnd: any FrontEnd) {
     let board = try boardOptions.loadBoard()
     let calibration = try interaction.calibration(board: board, options: boardOptions)
-    let setup = try interaction.setup(board: board, realTime: simulation.speed != 0 || !FrontEndFactory.isSimulated(board))
+    let setup = try interaction.setup(board: board, realTime: simulation.speed != 0 || !board.frontEnd.isSimulated)
     var options = simulation.runOptions(length, rate_hz: board.rate_hz)
     if untilStopped && options.duration_s == nil { options.duration_s = .infinity }
     let frontEnd = try FrontEndFactory.make(board: board, options: options)

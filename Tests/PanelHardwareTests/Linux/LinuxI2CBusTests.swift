@@ -313,7 +313,7 @@ import PanelTestSupport
 
       // A board's bus gets the board's timeout_ms.
       let board = try Repo.board("rpi4-nau7802x4")
-      let config = try FrontEndFactory.driverConfiguration(board)
+      let config = try board.driverConfiguration
       kernel.clearTrace()
       try kernel.run { () throws in try LinuxI2CBus.open(board: board, config: config).close() }
       #expect(kernel.trace.contains(.i2cTimeout(fd: 3, tensOfMilliseconds: UInt((config.timeout_ms + 9) / 10))))

@@ -13,7 +13,7 @@ import Testing
   /// `missing`, a 24C32 at 0x50.
   static func rig(missing: Set<Int> = []) throws -> (DriverConfiguration, SimulatedI2CBus) {
     let board = try Repo.board("sim-plate4-nau7802")
-    let config = try FrontEndFactory.driverConfiguration(board)
+    let config = try board.driverConfiguration
     let bus = SimulatedI2CBus()
     let mux = SimulatedTCA9548A(address: 0x70)
     bus.attach(mux)

@@ -1,12 +1,10 @@
-import PanelFormats
+import PanelFiles
 
-/// The `[frontend]` table of a board whose front end is a driver stack on an
-/// I2C bus (`kind = "nau7802"`, `"ads122c04"`, `"frame"`): where the chips
-/// are, how they are set up, and (for a simulated twin) what the simulation
-/// is. Real boards and their simulated twins share this shape and differ
-/// only in `bus`: an i2c-dev node for real chips, `"sim"` for simulated ones
-/// (plus the `[frontend.sim]` table). Every key is documented in
-/// docs/hardware.md; every error names the field.
+/// How a front end's chips on an I2C bus are wired and set up: the driver
+/// kinds of a board file's `[frontend]` (`kind = "nau7802"`, `"ads122c04"`,
+/// `"frame"`, read by PanelFormats). A real board and its simulated twin
+/// share this; which one a board is, is its `BoardFrontEnd` case. Every key
+/// is documented in docs/hardware.md.
 public struct DriverConfiguration: Sendable {
   /// The chip family of the front end.
   public enum Chip: String, Sendable, CaseIterable {
@@ -41,18 +39,27 @@ public struct DriverConfiguration: Sendable {
     public var chip: String
     /// Line offsets, one per chip, in chip order.
     public var lines: [Int]
+    public init(chip: String, lines: [Int]) {
+      self.chip = chip
+      self.lines = lines
+    }
   }
 
   /// The panel's EEPROM (calibration storage).
   public struct EEPROMPlace: Sendable, Equatable {
     public var kind: EEPROM24.Kind
     public var place: Place
+    public init(kind: EEPROM24.Kind, place: Place) {
+      self.kind = kind
+      self.place = place
+    }
   }
 
   public var chip: Chip
   /// Cells of the board (a frame controller delivers them all).
   public var cellCount: Int
-  /// The bus device ("/dev/i2c-1"), or "sim" for simulated chips.
+  /// How messages name the bus: its i2c-dev node ("/dev/i2c-1"), or the
+  /// simulated bus's name ("sim") for a twin.
   public var bus: String
   /// SCL rate, kHz (100, 400 or 1000).
   public var bus_khz: Int
@@ -73,12 +80,25 @@ public struct DriverConfiguration: Sendable {
   public var frame = FrameSettings()
   /// The load cells' rating, for running before a calibration.
   public var cells = CellRating()
-  /// `[frontend.sim]`: present exactly when `bus == "sim"`.
-  public var simulation: SimulatedBoardParameters?
+  /// Where the keys were in the board file, for errors about the devices
+  /// (`[frontend] bus`, `drdy_lines`).
+  public var origin: TableOrigin
 
-  /// Whether the chips are simulated.
-  public var isSimulated: Bool { bus == DriverConfiguration.simulatedBus }
-  public static let simulatedBus = "sim"
+  /// A configuration with the defaults a board file leaves out: 400 kHz,
+  /// no switch, no data-ready lines, no EEPROM, 2 retries, 50 ms timeout.
+  public init(chip: Chip, cellCount: Int, bus: String, places: [Place] = [], origin: TableOrigin = TableOrigin(table: "frontend")) {
+    self.chip = chip
+    self.cellCount = cellCount
+    self.bus = bus
+    self.bus_khz = 400
+    self.mux = nil
+    self.places = places
+    self.dataReady = nil
+    self.eeprom = nil
+    self.retries = 2
+    self.timeout_ms = 50
+    self.origin = origin
+  }
 
   /// Where chip `index` is, for messages: "/dev/i2c-1 mux 0x70 channel 2
   /// address 0x2a (NAU7802)".

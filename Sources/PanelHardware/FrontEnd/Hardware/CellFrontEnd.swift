@@ -370,7 +370,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
 extension CellFrontEnd: InspectableFrontEnd {
   public mutating func inspect() -> FrontEndInfo {
     var info = FrontEndInfo()
-    info.add("front end", configuration.summary)
+    info.add("front end", configuration.summary(simulated: io.bus.modelledTiming != nil))
     info.add("chips", "\(cellCount) x \(configuration.chip.name): " + configuration.settingsSummary)
     if let timing = io.bus.modelledTiming {
       info.add("timing", configuration.timingSummary(timing))

@@ -303,7 +303,7 @@ public final class TransferBuffer {
 extension FrameFrontEnd: InspectableFrontEnd {
   public mutating func inspect() -> FrontEndInfo {
     var info = FrontEndInfo()
-    info.add("front end", configuration.summary)
+    info.add("front end", configuration.summary(simulated: io.bus.modelledTiming != nil))
     info.add("controller", configuration.settingsSummary)
     if let timing = io.bus.modelledTiming {
       info.add("timing", configuration.timingSummary(timing))

@@ -1,4 +1,4 @@
-import PanelFormats
+import PanelFiles
 
 /// What `panelctl info` shows about a front end: labelled lines.
 public struct FrontEndInfo: Sendable, Equatable {
@@ -32,9 +32,9 @@ extension FrontEndHealth: CustomStringConvertible {
 
 extension DriverConfiguration {
   /// "nau7802 on /dev/i2c-1 at 400 kHz, TCA9548A at 0x70, data ready on
-  /// /dev/gpiochip0 lines 17, 27".
-  public var summary: String {
-    var text = "\(chip.rawValue) on \(bus)\(isSimulated ? " (simulated)" : "") at \(bus_khz) kHz"
+  /// /dev/gpiochip0 lines 17, 27"; "on sim (simulated)" on a `simulated` bus.
+  public func summary(simulated: Bool) -> String {
+    var text = "\(chip.rawValue) on \(bus)\(simulated ? " (simulated)" : "") at \(bus_khz) kHz"
     if let mux { text += ", TCA9548A at \(mux)" }
     if let d = dataReady {
       text += ", data ready on \(d.chip) lines " + d.lines.map(String.init).joined(separator: ", ")

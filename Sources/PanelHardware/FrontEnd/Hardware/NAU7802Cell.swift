@@ -1,4 +1,4 @@
-import PanelFormats
+import PanelFiles
 
 /// The NAU7802 as a `CellChip`: bring-up per the datasheet (see `NAU7802`),
 /// PU_CTRL.CR as the ready bit, a 3-byte burst as the result, PU_CTRL to

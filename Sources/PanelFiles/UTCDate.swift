@@ -12,7 +12,7 @@ public enum UTCDate {
     now().filter { $0 != "-" && $0 != ":" }
   }
 
-  static func format(_ t: time_t) -> String {
+  package static func format(_ t: time_t) -> String {
     var seconds = t
     var parts = tm()
     gmtime_r(&seconds, &parts)

@@ -1,4 +1,4 @@
-import PanelFormats
+import PanelHardware
 
 extension DriverConfiguration {
   /// Keys every driver kind takes.
@@ -17,52 +17,43 @@ extension DriverConfiguration {
     }
   }
 
-  /// Reads and checks a `[frontend]` table for a board with `cellCount`
-  /// cells sampled at `rate_hz`. Every error names the key at fault.
-  public init(table t: TOMLTable, cellCount: Int, rate_hz: Int) throws(FileError) {
-    let kind = try t.string("kind")
-    guard let chip = Chip(rawValue: kind) else {
-      throw t.error("kind", "\(Quote.text(kind)) is not a driver front end (expected one of: nau7802, ads122c04, frame)")
-    }
+  /// Reads and checks the `[frontend]` table `t` of a driver kind (`chip`)
+  /// for a board with `cellCount` cells sampled at `rate_hz`: real chips
+  /// on an i2c-dev node, or, with `bus = "sim"`, a simulated twin and its
+  /// `[frontend.sim]`. Every error names the key at fault.
+  static func frontEnd(table t: TOMLTable, chip: Chip, cellCount: Int, rate_hz: Int) throws(FileError) -> BoardFrontEnd {
     try t.rejectUnknownKeys(Self.commonKeys + Self.keys(of: chip))
-    self.chip = chip
-    self.cellCount = cellCount
-
-    bus = try t.string("bus")
-    if bus != Self.simulatedBus && !(bus.hasPrefix("/dev/") && bus.count > 5) {
+    let bus = try t.string("bus")
+    let simulated = bus == "sim"
+    if !simulated && !(bus.hasPrefix("/dev/") && bus.count > 5) {
       throw t.error("bus", "\(Quote.text(bus)) is neither a bus device (/dev/i2c-N) nor \"sim\"")
     }
-    bus_khz = try t.optionalInt("bus_khz") ?? 400
-    if !I2CBusTiming.speeds_khz.contains(bus_khz) {
-      throw t.error("bus_khz", "\(bus_khz) kHz is not a bus speed (expected 100, 400 or 1000)")
+    var c = DriverConfiguration(chip: chip, cellCount: cellCount, bus: bus, origin: t.origin)
+    c.bus_khz = try t.optionalInt("bus_khz") ?? 400
+    if !I2CBusTiming.speeds_khz.contains(c.bus_khz) {
+      throw t.error("bus_khz", "\(c.bus_khz) kHz is not a bus speed (expected 100, 400 or 1000)")
     }
-    retries = try t.optionalInt("retries") ?? 2
-    if retries < 0 || retries > 10 { throw t.error("retries", "must be 0...10, is \(retries)") }
-    timeout_ms = try t.optionalInt("timeout_ms") ?? 50
-    if timeout_ms < 1 || timeout_ms > 10_000 { throw t.error("timeout_ms", "must be 1...10000, is \(timeout_ms)") }
+    c.retries = try t.optionalInt("retries") ?? 2
+    if c.retries < 0 || c.retries > 10 { throw t.error("retries", "must be 0...10, is \(c.retries)") }
+    c.timeout_ms = try t.optionalInt("timeout_ms") ?? 50
+    if c.timeout_ms < 1 || c.timeout_ms > 10_000 { throw t.error("timeout_ms", "must be 1...10000, is \(c.timeout_ms)") }
 
-    if t.has("mux") {
-      let m = try Self.address(t, "mux", in: TCA9548A.addresses, chip: "TCA9548A")
-      mux = m
-    } else {
-      mux = nil
-    }
-    places = try Self.places(t, chip: chip, cellCount: cellCount, hasMux: mux != nil)
-    if mux != nil && bus_khz > 400 {
-      throw t.error("bus_khz", "\(bus_khz) kHz is faster than the TCA9548A runs (at most 400 kHz)")
+    if t.has("mux") { c.mux = try Self.address(t, "mux", in: TCA9548A.addresses, chip: "TCA9548A") }
+    c.places = try Self.places(t, chip: chip, cellCount: cellCount, hasMux: c.mux != nil)
+    if c.mux != nil && c.bus_khz > 400 {
+      throw t.error("bus_khz", "\(c.bus_khz) kHz is faster than the TCA9548A runs (at most 400 kHz)")
     }
 
     if let lines = try t.intArray("drdy_lines") {
-      if lines.count != places.count {
-        throw t.error("drdy_lines", "has \(lines.count) lines, the front end has \(places.count) chips")
+      if lines.count != c.places.count {
+        throw t.error("drdy_lines", "has \(lines.count) lines, the front end has \(c.places.count) chips")
       }
       for (i, line) in lines.enumerated() where line < 0 || line > 1023 {
         throw t.error("drdy_lines", element: i, "GPIO line \(line) is out of range (0...1023)")
       }
-      dataReady = DataReadyWiring(chip: try t.optionalString("gpio_chip") ?? "/dev/gpiochip0", lines: lines)
-    } else {
-      if t.has("gpio_chip") { throw t.error("gpio_chip", "given without drdy_lines") }
-      dataReady = nil
+      c.dataReady = DataReadyWiring(chip: try t.optionalString("gpio_chip") ?? "/dev/gpiochip0", lines: lines)
+    } else if t.has("gpio_chip") {
+      throw t.error("gpio_chip", "given without drdy_lines")
     }
 
     if let e = try t.optionalTable("eeprom") {
@@ -72,40 +63,37 @@ extension DriverConfiguration {
         throw e.error("kind", "\(Quote.text(name)) is not an EEPROM this driver knows (expected one of: 24c02, 24c32)")
       }
       let address = e.has("address") ? try Self.address(e, "address", in: EEPROM24.addresses, chip: kind.name) : 0x50
-      let channel = try Self.channel(e, "channel", hasMux: mux != nil)
-      eeprom = EEPROMPlace(kind: kind, place: Place(address: address, channel: channel))
-    } else {
-      eeprom = nil
+      let channel = try Self.channel(e, "channel", hasMux: c.mux != nil)
+      c.eeprom = EEPROMPlace(kind: kind, place: Place(address: address, channel: channel))
     }
 
     switch chip {
-    case .nau7802: try nau7802.load(t, busKHz: bus_khz, rate_hz: rate_hz)
-    case .ads122c04: try ads122c04.load(t, rate_hz: rate_hz)
+    case .nau7802: try c.nau7802.load(t, busKHz: c.bus_khz, rate_hz: rate_hz)
+    case .ads122c04: try c.ads122c04.load(t, rate_hz: rate_hz)
     case .frame:
-      frame.rate_hz = rate_hz
+      c.frame.rate_hz = rate_hz
       if let g = try t.optionalInt("gain") {
         guard [1, 2, 4, 8, 16, 32, 64, 128].contains(g) else {
           throw t.error("gain", "\(g) is not a converter gain (1, 2, 4, 8, 16, 32, 64, 128)")
         }
-        frame.gain = g
+        c.frame.gain = g
       }
     }
-    cells.output_mV_V = try t.optionalDouble("cell_output_mv_v", in: ValueBound(above: 0, atMost: 100, "mV/V")) ?? cells.output_mV_V
-    cells.capacity_kg = try t.optionalDouble("cell_capacity_kg", in: ValueBound(above: 0, atMost: 100_000, "kg")) ?? cells.capacity_kg
-    cells.excitation_v = try t.optionalDouble("excitation_v", in: ValueBound(above: 0, atMost: 10, "V")) ?? cells.excitation_v
+    c.cells.output_mV_V = try t.optionalDouble("cell_output_mv_v", in: ValueBound(above: 0, atMost: 100, "mV/V")) ?? c.cells.output_mV_V
+    c.cells.capacity_kg = try t.optionalDouble("cell_capacity_kg", in: ValueBound(above: 0, atMost: 100_000, "kg")) ?? c.cells.capacity_kg
+    c.cells.excitation_v = try t.optionalDouble("excitation_v", in: ValueBound(above: 0, atMost: 10, "V")) ?? c.cells.excitation_v
 
-    if let s = try t.optionalTable("sim") {
-      if bus != Self.simulatedBus {
-        throw t.error("sim", "a simulation table, but bus is \(Quote.text(bus)) (use bus = \"sim\" for a simulated twin)")
-      }
-      let p = try SimulatedBoardParameters(table: s)
-      for (i, chipIndex) in p.absent.enumerated() where chipIndex < 0 || chipIndex >= places.count {
-        throw s.error("absent", element: i, "chip \(chipIndex) does not exist (0...\(places.count - 1))")
-      }
-      simulation = p
-    } else {
-      simulation = bus == Self.simulatedBus ? SimulatedBoardParameters() : nil
+    guard let s = try t.optionalTable("sim") else {
+      return simulated ? .simulatedTwin(c, SimulatedBoardParameters()) : .chips(c)
     }
+    if !simulated {
+      throw t.error("sim", "a simulation table, but bus is \(Quote.text(bus)) (use bus = \"sim\" for a simulated twin)")
+    }
+    let p = try SimulatedBoardParameters(table: s)
+    for (i, chipIndex) in p.absent.enumerated() where chipIndex < 0 || chipIndex >= c.places.count {
+      throw s.error("absent", element: i, "chip \(chipIndex) does not exist (0...\(c.places.count - 1))")
+    }
+    return .simulatedTwin(c, p)
   }
 
   /// Where each chip is. NAU7802s all sit at 0x2a, so several need a

@@ -339,7 +339,7 @@ public struct TOMLTable: Sendable {
   // MARK: Helpers
 
   /// The header line, or nil for the root table (whose "header" is line 1).
-  private var headerLine: Int? {
+  var headerLine: Int? {
     name.isEmpty ? nil : line
   }
 
@@ -438,5 +438,40 @@ enum TOMLKeys {
     default:
       false
     }
+  }
+}
+
+/// Where a table's keys were, kept with the typed value read from it: a
+/// problem found later (a device that does not open) names the file, the
+/// line and the key as a problem found while reading does.
+public struct TableOrigin: Sendable, Equatable {
+  /// The file the table came from ("" when the value was built in code).
+  public var file: String
+  var name: String
+  var headerLine: Int?
+  var lines: [String: Int] = [:]
+
+  /// An origin without lines: `name` is the table's (`frontend`).
+  public init(file: String = "", table name: String) {
+    self.file = file
+    self.name = name
+    headerLine = nil
+  }
+
+  /// As `TOMLTable.error`: at the key's line, or at the table's header.
+  public func error(_ key: String, _ message: String) -> FileError {
+    FileError(
+      file: file, line: lines[key] ?? headerLine, field: TOMLKeys.field(table: name, shownKey: TOMLKeys.display(key)),
+      message: message)
+  }
+}
+
+extension TOMLTable {
+  /// Where this table's keys are, for errors found after reading it.
+  public var origin: TableOrigin {
+    var o = TableOrigin(file: file, table: name)
+    o.headerLine = headerLine
+    o.lines = entries.mapValues(\.lines.line)
+    return o
   }
 }

@@ -1,4 +1,5 @@
 import PanelFormats
+import PanelHardware
 
 /// Opening the Linux devices a board file names, with errors that name the
 /// board's field and the device ("boards/b.toml:40: [frontend] bus: I2C bus
@@ -10,7 +11,7 @@ extension LinuxI2CBus {
     do throws(I2CBusOpenError) {
       return try LinuxI2CBus(path: config.bus, timeout_ms: config.timeout_ms)
     } catch {
-      throw fieldError(board, "bus", error.description)
+      throw config.origin.error("bus", error.description)
     }
   }
 }
@@ -33,7 +34,7 @@ extension GPIODataReady {
         case .unavailable(let text): why = text
         default: why = error.description
         }
-        throw fieldError(board, "drdy_lines", why)
+        throw config.origin.error("drdy_lines", why)
       }
     }
     return lines
@@ -51,9 +52,4 @@ extension DriverConfiguration.Chip {
     case .ads122c04, .frame: return .falling
     }
   }
-}
-
-func fieldError(_ board: Board, _ key: String, _ message: String) -> FileError {
-  if let table = board.frontEnd.table { return table.error(key, message) }
-  return FileError(file: board.file, field: "[frontend] " + key, message: message)
 }

@@ -1,4 +1,3 @@
-import ForceCore
 
 /// `x` with `digits` decimals, as text.
 package func rounded(_ x: Double, _ digits: Int) -> String {
