@@ -118,15 +118,29 @@ let package = Package(
       name: "PanelStreaming",
       dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics", "CUInput"]),
     // What wires them: the front-end and haptics factories (each takes the
-    // board's typed front end), the board's Linux devices,
-    // the calibration lookup, the simulated fixture run by a calibration
-    // plan, the evaluation harness; re-exports every module above so that
-    // a program needs one import. Imports: all of them.
+    // board's typed front end), the board's Linux devices, the calibration
+    // lookup, the simulated fixture run by a calibration plan, the fault
+    // soak; re-exports every module above so that a program needs one
+    // import. Imports: all of them.
     .target(
       name: "PanelFirmware",
       dependencies: [
         "ForceCore", "PanelTouch", "PanelFiles", "PanelFormats", "PanelHardware", "PanelMechanics",
         "PanelSimulation", "PanelCalibration", "PanelStreaming",
+      ]
+    ),
+    // The evaluation harness (`panelctl sim evaluate`, docs/robustness.md):
+    // the seeded population of simulated panels across the envelope, each
+    // calibrated and run through the standard scenarios with the product's
+    // own factories and scan loop, scored against the scripted touches,
+    // the table and its JSON. Above the wiring, which it drives; nothing
+    // but panelctl and the tests imports it. Imports: the firmware's
+    // modules, PanelFirmware.
+    .target(
+      name: "PanelEvaluationHarness",
+      dependencies: [
+        "ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics", "PanelSimulation",
+        "PanelCalibration", "PanelStreaming", "PanelFirmware",
       ]
     ),
     // `panelctl serve` without the network: the scan loop hands each report
@@ -184,7 +198,8 @@ let package = Package(
     .executableTarget(
       name: "panelctl",
       dependencies: [
-        "PanelFirmware", "CoreRunner", "PanelServe", "PanelWeb", "PanelFactory", "PanelFactoryStore",
+        "PanelFirmware", "PanelEvaluationHarness", "CoreRunner", "PanelServe", "PanelWeb", "PanelFactory",
+        "PanelFactoryStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -202,10 +217,12 @@ let package = Package(
     .testTarget(
       name: "PanelHardwareTests", dependencies: ["PanelHardware", "PanelFirmware", "PanelTestSupport"],
       swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),
-    .testTarget(name: "PanelSimulationTests", dependencies: ["PanelSimulation", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(
+      name: "PanelSimulationTests",
+      dependencies: ["PanelSimulation", "PanelFirmware", "PanelEvaluationHarness", "PanelTestSupport"]),
     .testTarget(name: "PanelCalibrationTests", dependencies: ["PanelCalibration", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(name: "PanelStreamingTests", dependencies: ["PanelStreaming", "PanelFirmware", "PanelTestSupport"]),
-    .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware", "PanelTestSupport"]),
+    .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware", "PanelEvaluationHarness", "PanelTestSupport"]),
     .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
     .testTarget(name: "PanelServeTests", dependencies: ["PanelServe", "PanelWeb", "PanelFirmware"]),
     .testTarget(

@@ -3,6 +3,7 @@ import PanelTestSupport
 import Testing
 
 @testable import PanelCalibration
+@testable import PanelEvaluationHarness
 @testable import PanelFirmware
 @testable import PanelFormats
 

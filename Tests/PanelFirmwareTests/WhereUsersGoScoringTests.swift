@@ -2,6 +2,7 @@ import ForceCore
 import PanelTestSupport
 import Testing
 
+@testable import PanelEvaluationHarness
 @testable import PanelFirmware
 @testable import PanelFormats
 @testable import PanelMechanics

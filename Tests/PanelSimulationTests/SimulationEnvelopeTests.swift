@@ -1,5 +1,6 @@
 import ForceCore
 import Foundation
+import PanelEvaluationHarness
 import PanelFirmware
 import PanelTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PanelEvaluationHarness
 import PanelFactory
 import PanelFactoryStore
 import PanelFirmware

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PanelEvaluationHarness
 import PanelFirmware
 
 extension PanelCtl.Sim {

@@ -1,5 +1,6 @@
 import ForceCore
 import PanelCalibration
+import PanelFirmware
 import PanelFormats
 import PanelHardware
 import PanelSimulation

@@ -1,4 +1,5 @@
 import PanelFormats
+import PanelMechanics
 import PanelSimulation
 
 #if canImport(Glibc)
