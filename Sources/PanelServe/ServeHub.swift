@@ -95,6 +95,11 @@ public final class ServeHub: Sendable {
   // MARK: The clients' side
 
   /// Adds a client reading `kind` from now on; nil when the hub is full.
+  /// The server joins a client when it accepts the upgrade, before the
+  /// 101 goes out, so the place it promised is taken at once (a client
+  /// that connects in between is refused, not let in and then closed);
+  /// the session `claim`s it, and a connection that closes before its
+  /// session starts gives it back (`abandon`).
   public func join(kind: StreamKind, address: String, control: Bool) -> ClientHandle? {
     let handle: ClientHandle? = state.withLock { s in
       guard let slot = s.clients.firstIndex(where: { $0 == nil }) else { return nil }
@@ -159,6 +164,27 @@ public final class ServeHub: Sendable {
       guard s.clients[client.slot]?.id == client.id else { return }
       s.clients[client.slot]!.inFlight = false
       if ok { s.clients[client.slot]!.sent += 1 } else { s.clients[client.slot]!.dropped += 1 }
+    }
+  }
+
+  /// The client's session has started: from now on only `leave` removes
+  /// it. False when it was abandoned first.
+  public func claim(_ client: ClientHandle) -> Bool {
+    state.withLock { s in
+      guard s.clients[client.slot]?.id == client.id else { return false }
+      s.clients[client.slot]!.claimed = true
+      return true
+    }
+  }
+
+  /// Gives `client`'s place back if its session never started (its
+  /// connection closed between the upgrade and the session); else nothing.
+  public func abandon(_ client: ClientHandle) {
+    state.withLock { s in
+      guard let c = s.clients[client.slot], c.id == client.id, !c.claimed else { return }
+      if c.kind == .image { imageClients.subtract(1, ordering: .relaxed) }
+      s.clients[client.slot] = nil
+      s.wakeRoom(slot: client.slot)
     }
   }
 
@@ -400,6 +426,8 @@ struct ClientState {
   var declaredItems = false
   var lines = 0
   var gone = false
+  /// Its session has started (`claim`).
+  var claimed = false
   /// A line was taken (`next`) and not yet `delivered`.
   var inFlight = false
 

@@ -191,6 +191,11 @@ public final class PanelSignals {
     return physics.signal[cell]
   }
 
+  /// Moves the noise on by one draw: from here on the cells' noise is
+  /// another realisation, as after a fault that took conversions at other
+  /// times (`FaultSoak.placebo`).
+  package func skipNoise() { _ = physics.noise.next() }
+
   /// Whether the scenario has cell `cell`'s bridge open at `ns` (a
   /// `[[fault]]`): a simulated ADC on it reads its rail.
   public func isOpen(cell: Int, at ns: Int64) -> Bool {

@@ -291,31 +291,34 @@ public final class PanelServer: Sendable {
     }
     // The run has ended: the process is about to exit.
     if hub.status.ended { return .dontUpgrade }
-    guard hub.hasRoom else {
-      ServeLog.warn("refused WebSocket", "refused a WebSocket from \(address): too many clients (at most \(hub.capacity))")
-      return .dontUpgrade
-    }
     let query = uri.queryParameters
     let kind: StreamKind = query["image"] == "1" ? .image : query["idle"] == "1" ? .idle : .reports
     let control = access.grantsControl(token: query["token"].map(String.init))
-    // From here on its guard pings instead of timing requests.
     let pipeline = channel.pipeline.syncOperations
-    try pipeline.handler(type: ConnectionGuard.self).upgradedToWebSocket(pipeline.context(handlerType: ConnectionGuard.self))
+    let connection = try pipeline.handler(type: ConnectionGuard.self)
+    let context = try pipeline.context(handlerType: ConnectionGuard.self)
+    // Its place is taken now, before the 101 goes out (the session starts
+    // later, on another task): a client that asks meanwhile finds it taken.
+    guard let client = hub.join(kind: kind, address: address, control: control) else {
+      ServeLog.warn("refused WebSocket", "refused a WebSocket from \(address): too many clients (at most \(hub.capacity))")
+      return .dontUpgrade
+    }
+    // From here on its guard pings instead of timing requests, and gives
+    // the place back if the connection closes before the session starts.
+    connection.upgradedToWebSocket(context) { [hub] in hub.abandon(client) }
     return .upgrade([:]) { [self] inbound, outbound, _ in
-      try await session(inbound, outbound, kind: kind, address: address, control: control)
+      try await session(inbound, outbound, client: client, kind: kind, address: address, control: control)
     }
   }
 
-  /// One client: report lines out as the hub has them, control lines in.
+  /// One client (its place taken at the upgrade): report lines out as the
+  /// hub has them, control lines in.
   func session(
     _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter,
-    kind: StreamKind, address: String, control: Bool
+    client: ClientHandle, kind: StreamKind, address: String, control: Bool
   ) async throws {
-    guard let client = hub.join(kind: kind, address: address, control: control) else {
-      ServeLog.warn("refused WebSocket", "refused a WebSocket from \(address): too many clients (at most \(hub.capacity))")
-      try await outbound.close(.unknown(1013), reason: "too many clients")
-      return
-    }
+    // Its connection closed before the session began: its place is given back.
+    guard hub.claim(client) else { return }
     ServeLog.write("client #\(client.id) \(address) connected (\(kind.rawValue)\(control ? "" : ", read-only"))")
     do {
       try await withThrowingTaskGroup(of: Void.self) { group in

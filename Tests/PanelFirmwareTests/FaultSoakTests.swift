@@ -39,15 +39,32 @@ import Testing
     #expect(r.stuckTouches == 0)
   }
 
-  /// Not true, and not a fault's doing (docs/reliability.md, "A soak with
-  /// faults"): the simulated cells draw their noise conversion by
-  /// conversion, so once a fault has moved a chip's conversions the two
-  /// twins' noise differs, and a press whose stage the drag rule decides
-  /// on noise (a press to pop reported at stage none) goes either way —
-  /// the fault-free twin's own presses included.
-  @Test(.disabled("the twins' noise differs after the first fault: presses near the drag rule's decision go either way"))
-  func pressesAsTheFaultFreePanel() throws {
+  /// Every press of the fault-free twin outside the faults' windows (a
+  /// fault's start to a second after the panel is back) is the same touch
+  /// on the faulted twin: it begins and ends within three frames of it.
+  /// Its stage may differ (next test).
+  @Test func everyPressOutsideTheWindowsIsTheSameTouch() throws {
     let r = try Self.result.get()
-    #expect(r.differing == 0, "\(r.differing) of \(r.compared) presses reported otherwise")
+    #expect(r.compared > 20)
+    #expect(r.unmatched == 0, "\(r.unmatched) of \(r.compared) presses not reported as the same touch")
+  }
+
+  /// Why identical stages cannot be asked for (docs/reliability.md,
+  /// "Presses against the fault-free twin"): with no fault at all, the
+  /// second twin's noise moved on by one draw at each fault's time (as a
+  /// fault's retries or re-initialisation move it) is enough for a press
+  /// to pop to be reported at stage none by one twin and pop by the other
+  /// (seed 2: the press at 43.6 s). A press whose stage the drag rule
+  /// decides on the noise of its first frames goes either way, on any two
+  /// runs whose noise differs.
+  @Test func theNoiseAloneMovesAPressToAnotherStage() throws {
+    var soak = FaultSoak(board: try Repo.board("sim-plate4-nau7802"), seed: 2)
+    soak.placebo = .noise
+    let r = try soak.run(frames: 20_000)
+    #expect(r.injected > 5)
+    #expect(r.frontEnd.busErrors == 0 && r.core.invalidFrames == 0 && r.core.saturatedSamples == 0, "nothing injected")
+    #expect(r.falseTouches == 0 && r.stuckTouches == 0)
+    #expect(r.unmatched == 0)
+    #expect(r.otherStage >= 1, "\(r.compared) presses compared, all at the same stage")
   }
 }

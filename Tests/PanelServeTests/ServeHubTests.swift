@@ -79,6 +79,25 @@ import Testing
     #expect(hub.join(kind: .idle, address: "y", control: false) != nil)
   }
 
+  /// The server takes a client's place when it accepts the upgrade, and
+  /// the session claims it later: a connection that closes in between
+  /// gives it back, one whose session began keeps it until it leaves.
+  @Test func aPlaceTakenAtTheUpgradeIsKeptOrGivenBack() throws {
+    let hub = ServeHub(capacity: 1)
+    let a = try #require(hub.join(kind: .image, address: "a", control: false))
+    #expect(hub.join(kind: .idle, address: "b", control: false) == nil, "taken before its session starts")
+    hub.abandon(a)  // closed before its session
+    #expect(hub.hasRoom)
+    #expect(!hub.wantsImages)
+    #expect(!hub.claim(a), "a session after its connection closed finds no place")
+    let b = try #require(hub.join(kind: .idle, address: "b", control: false))
+    #expect(hub.claim(b))
+    hub.abandon(b)  // its connection closed: the session leaves, not this
+    #expect(!hub.hasRoom)
+    #expect(hub.leave(b)?.address == "b")
+    #expect(hub.hasRoom)
+  }
+
   @Test func imageLinesAreMadeOnlyWhileAnImageClientReads() async throws {
     let hub = ServeHub(capacity: 2)
     #expect(!hub.wantsImages)

@@ -22,9 +22,13 @@ import PanelTouch
 /// per fault: the health counters (the front end's or the core's) show it,
 /// and the panel is back (a valid frame with as many touches as the
 /// fault-free panel) within the settling time. Press by press against the
-/// fault-free twin: every press outside the faults' windows is reported
-/// alike — a touch that begins and ends within three frames of the
-/// fault-free panel's and reaches the same stage.
+/// fault-free twin: every press outside the faults' windows is the same
+/// touch — one that begins and ends within three frames of the fault-free
+/// panel's — and those that reach another stage are counted. Identical
+/// stages cannot be asked for: a fault moves a chip's conversions, so the
+/// twins' noise differs from then on, and a press whose stage is decided
+/// on noise goes either way; `placebo` measures that share
+/// (docs/reliability.md, "Presses against the fault-free twin").
 public struct FaultSoak {
   /// What is injected.
   public enum Fault: String, CaseIterable, Sendable {
@@ -69,10 +73,17 @@ public struct FaultSoak {
     public var tallies = [Tally](repeating: Tally(), count: Fault.allCases.count)
     public var falseTouches = 0
     public var stuckTouches = 0
-    /// Presses compared with the fault-free run (outside the windows), and
-    /// those reported otherwise.
+    /// Presses compared with the fault-free run (outside the windows);
+    /// of them, those the faulted twin reported as the same touch (within
+    /// three frames at its start and end) at another stage, and those it
+    /// did not report as the same touch at all.
     public var compared = 0
-    public var differing = 0
+    public var otherStage = 0
+    public var unmatched = 0
+    /// Of `otherStage`: the faulted twin at a lower stage than the
+    /// fault-free one (a stage lost), and at a higher one.
+    public var lowerStage = 0
+    public var differing: Int { otherStage + unmatched }
     /// Resident memory after the first tenth of the run and at its end, KiB.
     public var residentEarly_kib = 0
     public var residentEnd_kib = 0
@@ -133,6 +144,20 @@ public struct FaultSoak {
   public var stuckAfter_us: Int64 = 500_000
   /// Hears each fault as it is injected, and each failed check.
   public var trace: ((String) -> Void)?
+  /// Injects nothing; at each fault's time the faulted twin is moved
+  /// instead as a fault moves it, without the fault: what then differs
+  /// from the fault-free twin is that alone (no health counter moves).
+  public var placebo: Placebo?
+
+  public enum Placebo: String, CaseIterable, Sendable {
+    /// The twin's noise moved on by one draw (as a fault's retries move
+    /// it): its noise is another realisation from then on.
+    case noise
+    /// That, and the chip's conversions moved on by a random part of
+    /// their period (as a re-initialisation or a stopped data-ready line
+    /// moves them): the chip converts at other instants from then on.
+    case conversions
+  }
 
   public init(board: Board, seed: UInt64) {
     self.board = board
@@ -196,7 +221,10 @@ public struct FaultSoak {
             let fault = Fault.allCases[result.injected % Fault.allCases.count]
             let chip = Int(random.next() % UInt64(faulted.hardware.nau7802s.count))
             before = (faulted.loop.source.health, faulted.loop.pipeline.health)
-            let w = Self.inject(fault, chip: chip, at: ft, faulted.hardware, &random)
+            let w =
+              placebo != nil
+              ? Self.placebo(placebo!, fault, chip: chip, at: ft, faulted.hardware, &random)
+              : Self.inject(fault, chip: chip, at: ft, faulted.hardware, &random)
             trace?("\(fault) on chip \(chip) at \(ft) us, until \(w.end_us) us")
             window = w
             on = true
@@ -205,7 +233,7 @@ public struct FaultSoak {
           continue
         }
         if on && ft >= w.end_us {
-          Self.clear(w, faulted.hardware)
+          if placebo == nil { Self.clear(w, faulted.hardware) }
           on = false
         }
         if w.recovered_us == nil && ft > w.end_us && faulted.loop.frame.valid && faulted.touches == clean.touches
@@ -234,8 +262,14 @@ public struct FaultSoak {
         let open = window.map { $0.start_us - 2 * period_us <= press.end_us + 2 * period_us } ?? false
         guard !open, quiet.contains(press.start_us - 2 * period_us, press.end_us + 2 * period_us) else { continue }
         result.compared += 1
-        if !faultedPresses.matches(press, within: 3 * period_us) {
-          result.differing += 1
+        let match = faultedPresses.match(press, within: 3 * period_us)
+        if match != .same {
+          switch match {
+          case .otherStage(let stage):
+            result.otherStage += 1
+            if stage < press.stage { result.lowerStage += 1 }
+          default: result.unmatched += 1
+          }
           if result.differing <= 20 {
             let near = faultedPresses.done.min { abs($0.start_us - press.start_us) < abs($1.start_us - press.start_us) }
             trace?("the press from \(press.start_us) to \(press.end_us) us (\(press.stage)) was reported otherwise: \(near.map { "\($0.start_us) to \($0.end_us) us (\($0.stage))" } ?? "none")")
@@ -284,6 +318,19 @@ extension FaultSoak {
       end = t + 200_000 + Int64(random.uniform() * 1_800_000)
     }
     return Window(fault: fault, chip: chip, start_us: t, end_us: end)
+  }
+
+  /// The placebo of `fault` on `chip`: nothing injected, the twin moved
+  /// as `placebo` says; a window of 100 ms.
+  static func placebo(
+    _ placebo: Placebo, _ fault: Fault, chip: Int, at t: Int64, _ hw: SimulatedHardware, _ random: inout SimRandom
+  ) -> Window {
+    hw.signals.skipNoise()
+    if placebo == .conversions {
+      let nau = hw.nau7802s[chip]
+      nau.shiftPhase(at: hw.clock.now_ns, by: Int64(random.uniform() * Double(nau.period_ns)))
+    }
+    return Window(fault: fault, chip: chip, start_us: t, end_us: t + 100_000)
   }
 
   /// Takes the fault of `window` away (a burst or a brownout is over by itself).
@@ -475,12 +522,19 @@ struct Presses {
   mutating func dropOldest() { done.removeFirst() }
   mutating func forget(before t: Int64) { done.removeAll { $0.end_us < t } }
 
+  enum Match: Equatable {
+    case same, none
+    /// The same touch; the highest stage it reached here.
+    case otherStage(Stage)
+  }
+
   /// Whether a press of this panel began and ended within `tolerance` of
-  /// `other`'s and reached the same stage.
-  func matches(_ other: Press, within tolerance: Int64) -> Bool {
+  /// `other`'s (the same touch), and reached the same stage.
+  func match(_ other: Press, within tolerance: Int64) -> Match {
     let all = done + (current.map { [$0] } ?? [])
-    return all.contains {
-      abs($0.start_us - other.start_us) <= tolerance && abs($0.end_us - other.end_us) <= tolerance && $0.stage == other.stage
-    }
+    let touch = all.filter { abs($0.start_us - other.start_us) <= tolerance && abs($0.end_us - other.end_us) <= tolerance }
+    if touch.isEmpty { return .none }
+    if touch.contains(where: { $0.stage == other.stage }) { return .same }
+    return .otherStage(touch.map(\.stage).max()!)
   }
 }

@@ -198,6 +198,14 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     nextConversion = next
   }
 
+  /// Moves the conversion cycle on by `ns` at `t` (less than a period):
+  /// the chip converts at other instants from then on, as after a
+  /// restart, without the restart (`FaultSoak.placebo`).
+  package func shiftPhase(at t: Int64, by ns: Int64) {
+    advance(to: t)
+    if let next = nextConversion { nextConversion = next + ns }
+  }
+
   /// Restarts the conversion cycle at `t` (CS edge, configuration change).
   func restart(at t: Int64) {
     nextConversion = t + period_ns

@@ -33,6 +33,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
   var resumeTimer: Scheduled<Void>?
   /// A read was asked for while paused.
   var readWanted = false
+  /// Called once when the connection ends (a WebSocket's place in the hub,
+  /// if its session never started).
+  var onStop: (() -> Void)?
 
   init(table: ConnectionTable, policy: ConnectionPolicy) {
     self.table = table
@@ -76,6 +79,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     resumeTimer?.cancel()
     resumeTimer = nil
     table.unregister(key)
+    let ended = onStop
+    onStop = nil
+    ended?()
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -143,9 +149,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
   }
 
-  /// The connection is a WebSocket from now on (called on its event loop).
-  func upgradedToWebSocket(_ context: ChannelHandlerContext) {
+  /// The connection is a WebSocket from now on (called on its event loop);
+  /// `ended` is called when it closes.
+  func upgradedToWebSocket(_ context: ChannelHandlerContext, ended: @escaping () -> Void) {
     webSocket = true
+    onStop = ended
     headTimer?.cancel()
     headTimer = nil
     if resumeTimer != nil {
