@@ -50,6 +50,9 @@ public struct FaultSoak {
     public var end_us: Int64
     /// Whether the health counters moved as this fault should move them.
     public var reported = false
+    /// Whether the panel read the fault at all: false for a spike whose
+    /// conversion the chip overwrote before the scan loop read it.
+    public var reachedPanel = true
     /// The first frame after `end_us` that was valid and reported as the
     /// fault-free panel did, or nil.
     public var recovered_us: Int64?
@@ -60,6 +63,9 @@ public struct FaultSoak {
     public var injected = 0
     /// Seen in the health counters.
     public var reported = 0
+    /// Never reached the panel (a spike on a conversion overwritten
+    /// before it was read): nothing to see, not counted as unreported.
+    public var neverRead = 0
     public var recovered = 0
     /// The longest from a fault's end to the panel back, us.
     public var longestRecovery_us: Int64 = 0
@@ -92,13 +98,13 @@ public struct FaultSoak {
 
     public func tally(_ fault: Fault) -> Tally { tallies[Fault.allCases.firstIndex(of: fault)!] }
     public var injected: Int { tallies.reduce(0) { $0 + $1.injected } }
-    public var unreported: Int { tallies.reduce(0) { $0 + $1.injected - $1.reported } }
+    public var unreported: Int { tallies.reduce(0) { $0 + $1.injected - $1.reported - $1.neverRead } }
     public var unrecovered: Int { tallies.reduce(0) { $0 + $1.injected - $1.recovered } }
 
     mutating func close(_ w: Window) {
       let k = Fault.allCases.firstIndex(of: w.fault)!
       tallies[k].injected += 1
-      if w.reported { tallies[k].reported += 1 }
+      if w.reported { tallies[k].reported += 1 } else if !w.reachedPanel { tallies[k].neverRead += 1 }
       if let r = w.recovered_us {
         tallies[k].recovered += 1
         tallies[k].longestRecovery_us = max(tallies[k].longestRecovery_us, r - w.end_us)
@@ -244,8 +250,10 @@ public struct FaultSoak {
         let settled = w.recovered_us.map { ft > $0 + settle_us } ?? false
         if settled || ft > w.end_us + recoverWithin_us {
           w.reported = Self.reported(w.fault, faulted.loop.source.health, faulted.loop.pipeline.health, since: before)
+          if w.fault == .spike && placebo == nil { w.reachedPanel = faulted.hardware.nau7802s[w.chip].spikeRead ?? false }
           if !w.reported || w.recovered_us == nil {
-            trace?("\(Self.describe(w)): reported \(w.reported), recovered \(w.recovered_us.map(String.init) ?? "no")")
+            let unread = w.reachedPanel ? "" : " (its conversion overwritten before it was read)"
+            trace?("\(Self.describe(w)): reported \(w.reported)\(unread), recovered \(w.recovered_us.map(String.init) ?? "no")")
           }
           result.close(w)
           quiet.fault(from: w.start_us - 2 * period_us, to: ft)

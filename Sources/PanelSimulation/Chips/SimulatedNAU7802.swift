@@ -67,6 +67,12 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
   /// Added to the next conversion's input, once (counts at gain 128): an
   /// impulse at the bridge (ESD, a relay nearby), one sample long.
   public var inputSpike_counts: Double?
+  /// Whether the conversion that carried the last spike was read (ADCO)
+  /// before the next one overwrote it; nil until it converts. A spike on a
+  /// conversion nobody reads never reaches the panel.
+  public private(set) var spikeRead: Bool?
+  /// The result in ADCO carries a spike.
+  var resultSpiked = false
   /// The data-ready pin stops moving (a broken trace, a GPIO that stopped
   /// reporting edges): it stays released and gives no edge; the chip
   /// converts as ever. The edges missed are not delivered afterwards.
@@ -222,6 +228,7 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     } else {
       input = channelInput(ctrl2.channel2 ? 1 : 0, at: t)
     }
+    let spiked = inputSpike_counts != nil
     input += parameters.inputOffset_counts + settlingError(at: t) + (inputSpike_counts ?? 0)
     inputSpike_counts = nil
     let raw = input * gain / 128
@@ -242,6 +249,8 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
     registers[0x14] = UInt8(truncatingIfNeeded: u)
     if unread { overruns += 1 }
     unread = true
+    resultSpiked = spiked
+    if spiked { spikeRead = false }
     puCtrl.conversionReady = true
     if !drdy && isPresent { drdyEdges += 1 }
     drdy = true
@@ -266,6 +275,10 @@ public final class SimulatedNAU7802: SimulatedI2CDevice, SimulatedDataReadySourc
   func resultRead() {
     puCtrl.conversionReady = false
     unread = false
+    if resultSpiked {
+      spikeRead = true
+      resultSpiked = false
+    }
     if !(parameters.drdyStaysHigh && ctrl2.rate.samplesPerSecond > 40) { drdy = false }
   }
 

@@ -14,7 +14,8 @@ extension PanelCtl.Sim {
         same touch, within three frames; the stages that differ are printed, not checked: the twins' noise \
         differs once a fault has moved a chip's conversions, and --placebo measures that share), and the \
         resident memory. Exit status: 0 when no touch was false or stuck, every press outside the windows was \
-        the same touch, every fault was seen in the health counters and recovered from and memory grew by \
+        the same touch, every fault that reached the panel was seen in the health counters (a spike on a conversion \
+        overwritten before it was read is counted as never read), every fault was recovered from and memory grew by \
         under 1 MiB; 2 when not; 1 on an error.
         """)
 
@@ -63,10 +64,10 @@ extension PanelCtl.Sim {
 
     static func table(_ r: FaultSoak.Result) -> String {
       var text = "frames \(r.frames) (\(Format.fixed(r.simulated_s, 0)) s simulated), touches \(r.touches)\n"
-      text += "| fault | injected | in health | recovered | longest recovery |\n|---|---:|---:|---:|---:|\n"
+      text += "| fault | injected | in health | never read | recovered | longest recovery |\n|---|---:|---:|---:|---:|---:|\n"
       for fault in FaultSoak.Fault.allCases {
         let t = r.tally(fault)
-        text += "| \(fault.rawValue) | \(t.injected) | \(t.reported) | \(t.recovered) | \(Format.fixed(Double(t.longestRecovery_us) / 1000, 1)) ms |\n"
+        text += "| \(fault.rawValue) | \(t.injected) | \(t.reported) | \(t.neverRead) | \(t.recovered) | \(Format.fixed(Double(t.longestRecovery_us) / 1000, 1)) ms |\n"
       }
       text += "false touches \(r.falseTouches), stuck touches \(r.stuckTouches)\n"
       text += "presses compared with the fault-free twin outside the faults' windows \(r.compared): the same touch at another stage \(r.otherStage) (the faulted twin's lower \(r.lowerStage), higher \(r.otherStage - r.lowerStage)), not the same touch \(r.unmatched)\n"
