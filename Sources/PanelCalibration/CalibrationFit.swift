@@ -33,8 +33,8 @@ public struct CalibrationFit: Sendable {
   public var profile: SpreadProfile?
   /// Grid: whether `profile` was learnt (false: the Boussinesq layer's).
   public var learnt = false
-  /// Grid: the two-dimensional response learnt from the profile, when it
-  /// explains the session better (`GridResponse+Fit`).
+  /// Grid: the two-dimensional response learnt from the profile
+  /// (`GridResponse+Fit`).
   public var response: GridResponse?
   /// Grid: the cells the response loads.
   var cells: [CellPosition]?

@@ -23,16 +23,19 @@ extension CalibrationFit {
   static let captureSmoothing = 0.05
   static let capturePrior = 0.001
 
-  /// Fits the response from the current gains and radial profile; keeps it
-  /// (with the gains it gives) when it explains the placements better.
-  /// Returns the residual sum of squares it ends with.
+  /// Fits the response from the current gains and radial profile and keeps
+  /// its best round (with the gains it gives), also where the radial profile
+  /// fits about as well: the contacts are fitted to it, and only the fit
+  /// reads a press in the outer band where it is. Returns the residual sum
+  /// of squares it ends with (the radial profile's when no round could be
+  /// fitted).
   @discardableResult
   mutating func learnResponse(_ placements: [Placement], board: Board, temperature: Bool, sse radial: Double) -> Double {
     guard let profile, board.grid != nil else { return radial }
     let n = board.cellCount
     var response = GridResponse(profile: profile, board: board)
     let prior = response.kernel
-    var best = (sse: radial, u: u, v: v, w: w, response: response)
+    var best: (sse: Double, u: [Double], v: [Double], w: [Double], response: GridResponse)?
     for _ in 0..<10 {
       let forces = placements.map { p in (0..<n).map { force($0, p.deltas[$0], p.dT) } }
       guard let kernel = response.refinedKernel(forces: forces, placements: placements, cells: board.cells, excluded: excluded, prior: prior)
@@ -45,15 +48,14 @@ extension CalibrationFit {
       guard let cells = CalibrationFit.fitGridCells(placements, loads: loads, n: n, temperature: temperature, excluded: excluded)
       else { break }
       (u, v, w) = (cells.u, cells.v, cells.w)
-      let improved = cells.sse < best.sse * 0.995
-      if cells.sse < best.sse { best = (cells.sse, cells.u, cells.v, cells.w, response) }
+      let improved = best.map { cells.sse < $0.sse * 0.995 } ?? true
+      if best.map({ cells.sse < $0.sse }) ?? true { best = (cells.sse, cells.u, cells.v, cells.w, response) }
       if !improved { break }
     }
+    guard let best else { return radial }
     (u, v, w) = (best.u, best.v, best.w)
-    if best.sse < radial {
-      self.response = best.response
-      self.cells = board.cells
-    }
+    self.response = best.response
+    self.cells = board.cells
     return best.sse
   }
 }
