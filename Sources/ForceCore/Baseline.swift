@@ -214,8 +214,8 @@ extension Baseline {
   /// wander. Deltas are bounded by the 24-bit counts (Q16): no overflow.
   @inline(__always)
   mutating func tick(
-    mean: Int64, meanForce: Force_mN, quiet: Bool, drift: Bool, raw: Int64?, falling: Bool, rules: BaselineRules,
-    reseedLevel: Int32
+    mean: Int64, meanForce: Force_mN, quiet: Bool, drift: Bool, raw: Int64?, falling: Bool,
+    rules: inout BaselineRules, reseedLevel: Int32
   ) -> Bool {
     if meanForce.rawValue < 0 &- reseedLevel {
       negativeTicks &+= 1
@@ -241,12 +241,21 @@ extension Baseline {
       let s = min(rules.scoreShift, 15 &- scored.leadingZeroBitCount)
       for j in 0..<count {
         let rj = raw &- (j == c ? 0 : Int64(offsets[j]))
-        var miss = rj < 0 ? 0 &- rj : rj
+        let miss = rj < 0 ? 0 &- rj : rj
         // A sample far beyond the score (a press building up) counts as 8 of it.
-        let score = Int64(errors[j])
-        let ceiling = (score &* 8) &+ (16 << 16)
-        if miss > ceiling { miss = ceiling }
-        errors[j] = Saturating.int32(score &+ Shift64.right(miss &- score, s))
+        let score = errors[j]
+        if UInt32(bitPattern: score) < 1 << 27 {
+          // The ceiling, the miss and the new score (between the old one
+          // and the miss) all fit 32 bits: the same values in 32-bit
+          // operations (`s` is 0...15).
+          let ceiling = (score &* 8) &+ (16 << 16)
+          let m = miss > Int64(ceiling) ? ceiling : Int32(truncatingIfNeeded: miss)
+          errors[j] = score &+ ((m &- score) &>> Int32(truncatingIfNeeded: s))
+        } else {
+          let wide = Int64(score)
+          let ceiling = (wide &* 8) &+ (16 << 16)
+          errors[j] = Saturating.int32(wide &+ Shift64.right(min(miss, ceiling) &- wide, s))
+        }
       }
     }
     // The others follow the mean at their own rates, and keep their place

@@ -190,7 +190,9 @@ extension CellCalibration {
     return Counts_Q16(rawValue: Saturating.multiplyShift(tcZero_Q32, dT, 24))
   }
 
-  /// Millinewtons per count at `temperature`, Q23.40.
+  /// Millinewtons per count at `temperature`, Q23.40. (Inlined: an
+  /// outlined call copies the whole calibration first.)
+  @inline(__always)
   func scale(at temperature: Temperature_C) -> Int64 {
     let dT = Int64(temperature.rawValue) - Int64(referenceTemperature.rawValue)  // Q8
     // Gain factor 1 + tcSpan*dT, exact in Q38 (Q30 x Q8); the scale is

@@ -250,52 +250,57 @@ public struct ContactFinder: Sendable {
     _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, into contacts: inout ContactList
   ) {
     peakCount = 0
-    // 1. Local maxima (ties go to the lower index), strongest 16 kept.
-    for row in 0..<rows {
-      for col in 0..<columns {
-        let k = row &* columns &+ col
-        let f = image[k].rawValue
-        if f < noise.floor[k] { continue }
-        if row > 0 && row &+ 1 < rows && col > 0 && col &+ 1 < columns {
-          // Interior: the eight neighbours unrolled; a neighbour before k
-          // in cell order wins a tie, one after it does not.
-          let c = columns
-          if image[k &- 1].rawValue >= f || image[k &+ 1].rawValue > f
-            || image[k &- c].rawValue >= f || image[k &+ c].rawValue > f
-          {
-            continue
-          }
-          if image[k &- c &- 1].rawValue >= f || image[k &- c &+ 1].rawValue >= f
-            || image[k &+ c &- 1].rawValue > f || image[k &+ c &+ 1].rawValue > f
-          {
-            if !standsApart(k, row: row, col: col, &image) { continue }
-          }
-          insertPeak(Int16(k), &image)
+    // 1. Local maxima (ties go to the lower index), strongest 16 kept:
+    // the cells at or above their floor, in cell order (`firstAtFloor`
+    // skips the others, most of them, in a loop of its own).
+    let gridCells = min(rows &* columns, Capacity.cells)
+    var next = 0
+    while true {
+      let k = ContactFinder.firstAtFloor(from: next, to: gridCells, &image, &noise.floor)
+      guard k < gridCells else { break }
+      next = k &+ 1
+      let f = image[k].rawValue
+      let row = k / columns
+      let col = k &- row &* columns
+      if row > 0 && row &+ 1 < rows && col > 0 && col &+ 1 < columns {
+        // Interior: the eight neighbours unrolled; a neighbour before k
+        // in cell order wins a tie, one after it does not.
+        let c = columns
+        if image[k &- 1].rawValue >= f || image[k &+ 1].rawValue > f
+          || image[k &- c].rawValue >= f || image[k &+ c].rawValue > f
+        {
           continue
         }
-        var isPeak = true
-        var diagonal = false
-        neighbours: for dy in -1...1 {
-          let r = row + dy
-          if r < 0 || r >= rows { continue }
-          for dx in -1...1 {
-            let c = col + dx
-            if (dx == 0 && dy == 0) || c < 0 || c >= columns { continue }
-            let j = r * columns + c
-            let g = image[j].rawValue
-            if g > f || (g == f && j < k) {
-              if dx != 0 && dy != 0 {
-                diagonal = true
-                continue
-              }
-              isPeak = false
-              break neighbours
+        if image[k &- c &- 1].rawValue >= f || image[k &- c &+ 1].rawValue >= f
+          || image[k &+ c &- 1].rawValue > f || image[k &+ c &+ 1].rawValue > f
+        {
+          if !standsApart(k, row: row, col: col, &image) { continue }
+        }
+        insertPeak(Int16(k), &image)
+        continue
+      }
+      var isPeak = true
+      var diagonal = false
+      neighbours: for dy in -1...1 {
+        let r = row + dy
+        if r < 0 || r >= rows { continue }
+        for dx in -1...1 {
+          let c = col + dx
+          if (dx == 0 && dy == 0) || c < 0 || c >= columns { continue }
+          let j = r * columns + c
+          let g = image[j].rawValue
+          if g > f || (g == f && j < k) {
+            if dx != 0 && dy != 0 {
+              diagonal = true
+              continue
             }
+            isPeak = false
+            break neighbours
           }
         }
-        if isPeak && diagonal { isPeak = standsApart(k, row: row, col: col, &image) }
-        if isPeak { insertPeak(Int16(k), &image) }
       }
+      if isPeak && diagonal { isPeak = standsApart(k, row: row, col: col, &image) }
+      if isPeak { insertPeak(Int16(k), &image) }
     }
     // 2. Merge peaks joined by a high saddle.
     mergePeaks(&image, &noise)
@@ -408,6 +413,18 @@ public struct ContactFinder: Sendable {
     let d2 = Saturating.add(dx &* dx, dy &* dy)
     let d2_Q16 = min(FixedMath.divide(d2 << 8, max(p2 >> 8, 1)), 2 << 16)
     return max(Saturating.add(captureScale_Q16, Saturating.multiplyShift(captureSlope_Q16, d2_Q16, 16)), 1)
+  }
+
+  /// The first cell from `start` on, before `end`, whose force is at or
+  /// above its floor; `end` if none is.
+  @inline(never)
+  static func firstAtFloor(
+    from start: Int, to end: Int, _ image: inout CellArray<Force_mN>, _ floor: inout CellArray<Int32>
+  ) -> Int {
+    let last = min(end, Capacity.cells)
+    var k = max(start, 0)
+    while k < last && image[k].rawValue < floor[k] { k &+= 1 }
+    return k < last ? k : end
   }
 
   /// Whether cell `k`, a maximum over its edge neighbours but not over

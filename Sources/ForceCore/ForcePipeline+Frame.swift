@@ -68,7 +68,7 @@ extension ForcePipeline {
       let sample = Int64(value) &<< 16
       cells[k].average &+= (sample &- cells[k].average) &>> 3
       // 24-bit counts in Q16 minus bounded baselines: no overflow.
-      let delta = sample &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
+      let delta = sample &- cells[k].zero
       cells[k].delta = delta
       image[k] = cells[k].conversion.force(delta: Counts_Q16(rawValue: delta))
     }
@@ -122,9 +122,7 @@ extension ForcePipeline {
   /// What a cell at its rail reads instead: its baseline, in counts.
   @inline(never)
   mutating func railed(_ k: Int) -> Int32 {
-    Int32(
-      truncatingIfNeeded: Saturating.roundingShift(
-        cells[k].baseline.level.rawValue &+ cells[k].conversion.zeroShift.rawValue, 16))
+    Int32(truncatingIfNeeded: Saturating.roundingShift(cells[k].zero, 16))
   }
 
   /// Starts a frame of holds (`now` moves on: every cell's hold is a frame
@@ -174,6 +172,7 @@ extension ForcePipeline {
       if heldUntil[k] &- now < lastFrame {
         self.cells[k].baseline.rollBack()
         self.cells[k].baseline.freeze()
+        rezero(k)
       }
       heldUntil[k] = until
     }
@@ -248,7 +247,7 @@ extension ForcePipeline {
     let force = image[k]
     let delta = cells[k].delta
     // The recent mean (8 frames) and its force: what the baseline follows.
-    let mean = cells[k].average &- cells[k].baseline.level.rawValue &- cells[k].conversion.zeroShift.rawValue
+    let mean = cells[k].average &- cells[k].zero
     let meanForce = cells[k].conversion.force(delta: Counts_Q16(rawValue: mean))
     let followed = drifts(k, hold: hold, force: meanForce, delta: mean, sinking: sinking)
     let sample = drifts(k, hold: hold, force: force, delta: delta, sinking: sinking)
@@ -275,9 +274,16 @@ extension ForcePipeline {
     // A plate's cells are re-seeded together (`reseedPlate`); a grid's one by one.
     let reseeded = cells[k].baseline.tick(
       mean: mean, meanForce: meanForce, quiet: followed.quiet, drift: followed.drift, raw: raw, falling: falling,
-      rules: rules, reseedLevel: columns == 0 ? Int32.max : cells[k].reseedLevel)
+      rules: &rules, reseedLevel: columns == 0 ? Int32.max : cells[k].reseedLevel)
+    rezero(k)
     if reseeded { restartAverage(k) }
     return reseeded
+  }
+
+  /// Cell `k`'s `zero` after its baseline or its zero shift moved.
+  @inline(__always)
+  mutating func rezero(_ k: Int) {
+    cells[k].zero = cells[k].baseline.level.rawValue &+ cells[k].conversion.zeroShift.rawValue
   }
 
   /// Cell `k`'s recent mean starts again from its last sample: the
@@ -313,6 +319,7 @@ extension ForcePipeline {
     guard plateRun >= rules.reseedFrames else { return 0 }
     for k in 0..<n {
       cells[k].baseline.move(by: cells[k].plateSum / Int64(plateRun))
+      rezero(k)
       cells[k].plateSum = 0
       restartAverage(k)
     }

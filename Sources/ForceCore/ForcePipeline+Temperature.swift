@@ -42,5 +42,6 @@ extension ForcePipeline {
   @inline(__always)
   mutating func retune(_ k: Int) {
     calibration[k].retune(&cells[k].conversion, to: temperature)
+    rezero(k)
   }
 }

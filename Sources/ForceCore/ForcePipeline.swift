@@ -62,6 +62,10 @@ public struct ForcePipeline: Sendable {
   struct CellState: Sendable {
     /// This frame's filtered sample's delta from the baseline, Q16 counts.
     var delta: Int64 = 0
+    /// What a sample's delta is measured from: the baseline plus the
+    /// temperature's zero shift, Q16 counts (`rezero` keeps it whenever
+    /// either moves).
+    var zero: Int64 = 0
     /// The filtered samples' recent mean (8 frames), counts Q16: what a
     /// parked load is absorbed at, rather than one noisy sample.
     var average: Int64 = 0
@@ -266,6 +270,7 @@ public struct ForcePipeline: Sendable {
       cells[k].filter.setSpikeFloor(!(touch < 16_777_216) ? 1 << 24 : touch > 0 ? UInt32(touch) : 0)
       calibration[k].setConversion(&cells[k].conversion, at: calibration[k].referenceTemperature)
       cells[k].baseline.level = calibration[k].offset
+      rezero(k)
     }
   }
 
@@ -391,6 +396,7 @@ public struct ForcePipeline: Sendable {
       cells[k].baseline.reset(
         to: Counts_Q16(
           rawValue: cells[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue))
+      rezero(k)
       let white = cells[k].conversion.force(delta: cells[k].filter.noise).rawValue
       cells[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white), prior: prior)
       updateNoise(of: k)
@@ -422,6 +428,7 @@ public struct ForcePipeline: Sendable {
     for k in 0..<min(geometry.cellCount, Capacity.cells) {
       cells[k].baseline.reset(to: Counts_Q16(rawValue: cells[k].average - cells[k].conversion.zeroShift.rawValue))
       cells[k].baseline.freeze()
+      rezero(k)
       heldUntil[k] = now
       image[k] = .zero
     }
