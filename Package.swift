@@ -234,3 +234,18 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Linux only, but for the touch stack. Everything from PanelFormats up
+// calls Linux interfaces (i2c-dev, GPIO character devices, uinput, Linux
+// socket flags, the syscall shims of PanelHardware/Linux), and the server
+// and database modules build on it; elsewhere the package offers only the
+// modules that import no system module (ForceCore, PanelTouch, CoreRunner:
+// they build for macOS and, as Embedded Swift, for microcontrollers) and
+// ForceCore's tests. No half-support: a macOS build of the rest is not
+// attempted.
+#if !os(Linux)
+  let portable: Set<String> = ["ForceCore", "PanelTouch", "CoreRunner", "ForceCoreTests"]
+  package.targets.removeAll { !portable.contains($0.name) }
+  package.products = [.library(name: "ForceCore", targets: ["ForceCore"])]
+  package.dependencies = []
+#endif

@@ -1,10 +1,6 @@
 import PanelFormats
 import PanelMechanics
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Fitting the learnt spreading (`SpreadProfile`) and what the contacts
 /// take from it.
 extension SpreadProfile {

@@ -1,9 +1,5 @@
 import PanelFormats
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// How a press at one point of the panel loads each cell.
 ///
 /// - Supports: a rigid plate on springs (the load cells, stiffness `k_i`).

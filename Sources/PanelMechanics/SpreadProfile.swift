@@ -1,9 +1,5 @@
 import PanelFormats
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// How a grid overlay shares a press among its cells, learnt from a
 /// session rather than assumed: a cell's share of a press as a function of
 /// the press's distance from the cell's centre, `g(r)`, normalised over the

@@ -1,10 +1,6 @@
 import ForceCore
 import PanelFirmware
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The scan loop's end of `panelctl serve`: each frame's report, encoded
 /// once as the NDJSON line `stream` writes (and, while a client reads the
 /// image stream, extended with what `stream --image` adds), goes into the hub's ring

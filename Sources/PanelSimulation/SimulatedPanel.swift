@@ -2,10 +2,6 @@ import ForceCore
 import PanelFormats
 import PanelHardware
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A simulated panel that delivers raw frames directly (`kind = "sim"`): the
 /// panel's physics (`PanelPhysics`) rendered once per frame period and
 /// clamped to signed 24-bit counts. Deterministic for a seed.

@@ -263,8 +263,8 @@ import Testing
       fstat(fd, &st)
       return Int(st.st_size)
     }
-    var small = NDJSONSink(output: FileOutput(fd: fd), board: board, idle: false, image: false, lineBytes: 200)
-    var whole = NDJSONSink(output: FileOutput(fd: fd), board: board)
+    var small = NDJSONSink(output: FileOutput(fd: FileDescriptor(rawValue: fd)), board: board, idle: false, image: false, lineBytes: 200)
+    var whole = NDJSONSink(output: FileOutput(fd: FileDescriptor(rawValue: fd)), board: board)
     var lines = 0
     var written = 0
     while try loop.step() {

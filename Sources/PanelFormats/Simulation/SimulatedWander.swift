@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// One low-frequency wander process of a simulated panel
 /// (`[[frontend.wander]]`): a first-order (Ornstein-Uhlenbeck) random
 /// process per cell with time constant `tau_s` and standard deviation

@@ -44,6 +44,19 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
   public static let resourceTemporarilyUnavailable = Errno(rawValue: EAGAIN)
   /// EPROTO: the target broke the protocol (an SMBus block length over 32).
   public static let protocolError = Errno(rawValue: EPROTO)
+  /// EINPROGRESS: a non-blocking connect goes on in the background.
+  public static let nowInProgress = Errno(rawValue: EINPROGRESS)
+  /// EPIPE: the reader of a pipe or the peer of a socket went away.
+  public static let brokenPipe = Errno(rawValue: EPIPE)
+  /// ECONNRESET: the peer closed the connection.
+  public static let connectionReset = Errno(rawValue: ECONNRESET)
+  /// ECONNREFUSED: nothing listens there.
+  public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
+  /// ENOBUFS: the kernel has no buffer for the datagram now.
+  public static let noBufferSpace = Errno(rawValue: ENOBUFS)
+
+  /// Whether a non-blocking call had nothing to do now (EAGAIN, EWOULDBLOCK).
+  public var isWouldBlock: Bool { rawValue == EAGAIN || rawValue == EWOULDBLOCK }
 
   /// `strerror` text ("No such file or directory").
   public var description: String {

@@ -26,6 +26,31 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
   case getDescriptorLimit
   /// setrlimit(RLIMIT_NOFILE, {soft, hard})
   case setDescriptorLimit(soft: UInt64, hard: UInt64)
+  /// read(fd, buffer, count): the reply's bytes are what was read.
+  case read(fd: Int32, count: Int)
+  /// write(fd, bytes): the reply's value is how many were taken.
+  case write(fd: Int32, bytes: [UInt8])
+  /// fcntl(fd, command, argument)
+  case fcntl(fd: Int32, command: Int32, argument: Int32)
+  /// socket(family, type, 0)
+  case socket(family: Int32, type: Int32)
+  /// connect(fd, address): the address as `HOST:PORT` is the caller's.
+  case connect(fd: Int32)
+  case bind(fd: Int32)
+  case listen(fd: Int32, backlog: Int32)
+  /// accept(fd, NULL, NULL), then FD_CLOEXEC on the connection
+  case accept(fd: Int32)
+  /// send(fd, bytes, flags): the reply's value is how many were taken.
+  case send(fd: Int32, bytes: [UInt8], flags: Int32)
+  /// recv(fd, buffer, count, flags): the reply's bytes are what arrived.
+  case recv(fd: Int32, count: Int, flags: Int32)
+  /// getsockopt(fd, level, name): the reply's value is the option's.
+  case getsockopt(fd: Int32, level: Int32, name: Int32)
+  case setsockopt(fd: Int32, level: Int32, name: Int32, value: Int32)
+  /// getsockname(fd): the reply's bytes are the `sockaddr`.
+  case getsockname(fd: Int32)
+  /// poll(fds with events, timeout): the reply's revents per descriptor.
+  case poll(fds: [Int32], events: [Int16], timeout_ms: Int32)
 
   public var description: String {
     switch self {
@@ -43,6 +68,20 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
     case .gpioRelease(let fd): return "gpio_release(\(fd))"
     case .getDescriptorLimit: return "getrlimit(RLIMIT_NOFILE)"
     case .setDescriptorLimit(let soft, let hard): return "setrlimit(RLIMIT_NOFILE, \(soft), \(hard))"
+    case .read(let fd, let n): return "read(\(fd), \(n))"
+    case .write(let fd, let b): return "write(\(fd), \(b.count) bytes)"
+    case .fcntl(let fd, let c, let a): return "fcntl(\(fd), \(c), 0x\(String(a, radix: 16)))"
+    case .socket(let f, let t): return "socket(\(f), 0x\(String(t, radix: 16)))"
+    case .connect(let fd): return "connect(\(fd))"
+    case .bind(let fd): return "bind(\(fd))"
+    case .listen(let fd, let b): return "listen(\(fd), \(b))"
+    case .accept(let fd): return "accept(\(fd))"
+    case .send(let fd, let b, let f): return "send(\(fd), \(b.count) bytes, 0x\(String(f, radix: 16)))"
+    case .recv(let fd, let n, let f): return "recv(\(fd), \(n), 0x\(String(f, radix: 16)))"
+    case .getsockopt(let fd, let l, let n): return "getsockopt(\(fd), \(l), \(n))"
+    case .setsockopt(let fd, let l, let n, let v): return "setsockopt(\(fd), \(l), \(n), \(v))"
+    case .getsockname(let fd): return "getsockname(\(fd))"
+    case .poll(let fds, let e, let t): return "poll(\(fds), \(e), \(t) ms)"
     }
   }
 }

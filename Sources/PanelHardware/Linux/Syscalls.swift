@@ -1,5 +1,6 @@
-// Thin shims over every kernel call the Linux bus and GPIO code make, in
-// the C convention (-1 and errno; NULL and errno). In debug builds a
+// Thin shims over every kernel call the firmware makes (the bus, GPIO,
+// process limits here; files and sockets in Syscalls+IO.swift), in the C
+// convention (-1 and errno; NULL and errno). In debug builds a
 // `MockKernel` running on the current task answers them instead, so tests
 // see the exact arguments and can make any call fail.
 #if canImport(Glibc)
@@ -11,13 +12,13 @@ import CI2C
 #if ENABLE_MOCKING
   /// The mocked kernel's answer to `call`, when a test installed one.
   @inline(__always)
-  private func mocked(_ call: @autoclosure () -> KernelCall) -> KernelReply? {
+  func mocked(_ call: @autoclosure () -> KernelCall) -> KernelReply? {
     if let kernel = MockKernel.current { return kernel.answer(call()) }
     return nil
   }
 
   /// A mocked reply in the C convention.
-  private func cResult(_ reply: KernelReply) -> CInt {
+  func cResult(_ reply: KernelReply) -> CInt {
     if let e = reply.errno {
       errno = e.rawValue
       return -1
@@ -285,7 +286,7 @@ func system_gpio_release(_ line: OpaquePointer) {
 /// Whether a `MockKernel` answers the shims on this task (always false in
 /// release builds). Owners of descriptors remember it at creation, so a
 /// mocked descriptor is never closed for real.
-var kernelIsMocked: Bool {
+package var kernelIsMocked: Bool {
   #if ENABLE_MOCKING
     return MockKernel.current != nil
   #else

@@ -1,11 +1,6 @@
 import ForceCore
 import PanelFormats
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import PanelHardware
 
 /// Control lines (`ControlLine`) the host writes to a file or a named pipe
 /// while the panel runs: read without blocking between frames, like
@@ -34,7 +29,7 @@ import PanelFormats
 public struct ControlChannel {
   public let path: String
   let board: Board
-  let fd: Int32
+  let fd: FileDescriptor
   /// Bytes read and not yet taken: `buffer[start..<end]`.
   let storage: ByteStorage
   var buffer: UnsafeMutableBufferPointer<UInt8> { storage.bytes }
@@ -84,15 +79,14 @@ public struct ControlChannel {
     self.path = path
     self.board = board
     loader = loading == .background ? ControlLoader(board: board) : nil
-    fd = try InputFile.open(path, accepting: .regularFileOrPipe)
-    let flags = fcntl(fd, F_GETFL)
-    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    fd = FileDescriptor(rawValue: try InputFile.open(path, accepting: .regularFileOrPipe))
+    try? fd.setNonBlocking(true)
     storage = ByteStorage(capacity: ControlChannel.maxLineBytes + ControlChannel.readBytesPerPoll)
   }
 
   /// Closes the file.
   public func close() {
-    _ = Glibc.close(fd)
+    fd.close()
     loader?.close()
   }
 
@@ -129,19 +123,12 @@ public struct ControlChannel {
     }
     let room = min(ControlChannel.readBytesPerPoll, buffer.count - end)
     guard room > 0 else { return }
-    while true {
-      let n = Glibc.read(fd, buffer.baseAddress! + end, room)
-      if n > 0 {
-        end += n
-        return
-      }
-      if n == 0 { return }
-      let code = errno
-      if code == EINTR { continue }
-      if code == EAGAIN || code == EWOULDBLOCK { return }
+    do throws(Errno) {
+      end += try fd.read(into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[end..<end + room])))
+    } catch where error.isWouldBlock {
+    } catch {
       failed = true
-      errors.append(FileError(file: path, message: "cannot read: \(String(cString: strerror(code)))"))
-      return
+      errors.append(FileError(file: path, message: "cannot read: \(error)"))
     }
   }
 

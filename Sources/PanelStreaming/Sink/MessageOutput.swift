@@ -1,3 +1,5 @@
+import PanelHardware
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -29,11 +31,11 @@ extension MessageOutput {
 /// `replay` and a pipe into another program need. When the reader goes away
 /// (EPIPE) the output closes and the run ends.
 public final class FileOutput: MessageOutput {
-  public let fd: Int32
+  public let fd: FileDescriptor
   let name: String
   public private(set) var isClosed = false
 
-  public init(fd: Int32, name: String = "standard output") {
+  public init(fd: FileDescriptor, name: String = "standard output") {
     self.fd = fd
     self.name = name
   }
@@ -45,19 +47,13 @@ public final class FileOutput: MessageOutput {
 
   /// Writes all of `bytes` (a closed reader sets `isClosed`).
   public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(SinkError) {
-    var offset = 0
-    while offset < bytes.count && !isClosed {
-      let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-      if n < 0 {
-        let e = errno
-        if e == EINTR { continue }
-        if e == EPIPE {
-          isClosed = true
-          break
-        }
-        throw .output("writing \(name) failed: \(String(cString: strerror(e)))")
-      }
-      offset += n
+    guard !isClosed else { return }
+    do throws(Errno) {
+      try fd.writeAll(UnsafeRawBufferPointer(bytes))
+    } catch .brokenPipe {
+      isClosed = true
+    } catch {
+      throw .output("writing \(name) failed: \(error)")
     }
   }
 
@@ -70,8 +66,9 @@ public final class FileOutput: MessageOutput {
 /// by the kernel after an ICMP port unreachable).
 public final class UDPOutput: MessageOutput {
   public let address: SocketAddress
-  let fd: Int32
+  let socket: FileDescriptor
   let kind: String
+  let mocked = kernelIsMocked
   public private(set) var sent: UInt64 = 0
   public private(set) var droppedBusy: UInt64 = 0
   public private(set) var droppedRefused: UInt64 = 0
@@ -81,39 +78,37 @@ public final class UDPOutput: MessageOutput {
   public init(to address: SocketAddress, kind: String) throws(SocketError) {
     self.address = address
     self.kind = kind
-    fd = socket(address.family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw .errno("UDP socket for \(address.text)") }
-    let status = address.withSockaddr { connect(fd, $0, $1) }
-    guard status == 0 else {
-      let error = SocketError.errno("UDP to \(address.text)")
-      Glibc.close(fd)
-      throw error
+    do {
+      socket = try .socket(family: address.family, type: Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+    } catch {
+      throw SocketError("UDP socket for \(address.text): \(error)")
+    }
+    do throws(Errno) {
+      try address.withSockaddr { (a, n) throws(Errno) in try socket.connect(a, n) }
+    } catch {
+      socket.close()
+      throw SocketError("UDP to \(address.text): \(error)")
     }
   }
 
-  deinit { Glibc.close(fd) }
+  deinit { if !mocked || kernelIsMocked { socket.close() } }
 
   /// The address this socket sends from, as TUIO writes it.
-  public var localAddressForTUIO: String { Sockets.localAddressForTUIO(fd) }
+  public var localAddressForTUIO: String { Sockets.localAddressForTUIO(socket) }
 
   public var dropped: UInt64 { droppedBusy + droppedRefused + failed }
 
   public func send(_ message: ByteBuffer) throws(SinkError) {
     defer { message.removeAll() }
-    let bytes = message.bytes
-    while true {
-      let n = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
-      if n >= 0 {
-        sent += 1
-        return
-      }
-      switch errno {
-      case EINTR: continue
-      case EAGAIN, ENOBUFS: droppedBusy += 1
-      case ECONNREFUSED: droppedRefused += 1
-      default: failed += 1
-      }
-      return
+    do throws(Errno) {
+      _ = try socket.send(UnsafeRawBufferPointer(message.bytes), flags: Int32(MSG_DONTWAIT))
+      sent += 1
+    } catch where error.isWouldBlock || error == .noBufferSpace {
+      droppedBusy += 1
+    } catch .connectionRefused {
+      droppedRefused += 1
+    } catch {
+      failed += 1
     }
   }
 
@@ -132,17 +127,17 @@ final class LinkLog {
 
   init(address: String) { self.address = Array(address.utf8) }
 
-  func write(_ what: StaticString, errno code: Int32 = 0) {
+  func write(_ what: StaticString, errno error: Errno? = nil) {
     line.removeAll()
     line.append("panelctl: ")
     address.withUnsafeBufferPointer { line.append($0) }
     line.append(": ")
     line.append(what)
-    if code != 0, let text = strerror(code) {
+    if let code = error?.rawValue, let text = strerror(code) {
       line.append(": ")
       line.append(UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text)))
     }
     line.append("\n")
-    _ = Glibc.write(2, line.bytes.baseAddress, line.count)
+    StandardError.write(line.bytes)
   }
 }

@@ -312,14 +312,7 @@ public struct MonitorSink: FrameSink {
   }
 
   func flush() {
-    let bytes = screen.bytes
-    var offset = 0
-    while offset < bytes.count {
-      let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { break }
-      offset += n
-    }
+    try? FileDescriptor(rawValue: fd).writeAll(UnsafeRawBufferPointer(screen.bytes))
     screen.removeAll()
   }
 }

@@ -1,4 +1,5 @@
 import PanelFormats
+import PanelHardware
 
 #if canImport(Glibc)
   import Glibc
@@ -92,10 +93,15 @@ public struct SocketAddress: Sendable {
   }
 
   /// Calls `body` with the address as a `sockaddr`.
-  func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-    withUnsafeBytes(of: storage) { raw in
-      body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), length)
+  func withSockaddr<R, E: Error>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(E) -> R) throws(E) -> R {
+    let result: Result<R, E> = withUnsafeBytes(of: storage) { raw in
+      do throws(E) {
+        return .success(try body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), length))
+      } catch {
+        return .failure(error)
+      }
     }
+    return try result.get()
   }
 }
 
@@ -104,29 +110,15 @@ public struct SocketError: Error, Equatable, Sendable, CustomStringConvertible {
   public var message: String
   public init(_ message: String) { self.message = message }
   public var description: String { message }
-
-  /// `what` failed with the current errno.
-  static func errno(_ what: String) -> SocketError {
-    SocketError("\(what): \(String(cString: strerror(Glibc.errno)))")
-  }
 }
 
 /// Small socket helpers shared by the outputs and `listen`.
 enum Sockets {
-  static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) {
-    var v = value
-    _ = setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
-  }
-
   /// The local IPv4 address of a connected socket in TUIO's hex form
   /// (`0x7F000001`), or the host name for other families.
-  static func localAddressForTUIO(_ fd: Int32) -> String {
-    var storage = sockaddr_storage()
-    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-    let ok = withUnsafeMutablePointer(to: &storage) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
-    }
-    if ok && Int32(storage.ss_family) == AF_INET {
+  static func localAddressForTUIO(_ socket: FileDescriptor) -> String {
+    let storage = try? socket.localAddress()
+    if let storage, Int32(storage.ss_family) == AF_INET {
       let a = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in.self) }
       let v = UInt32(bigEndian: a.sin_addr.s_addr)
       let digits = Array("0123456789ABCDEF")
@@ -149,18 +141,22 @@ extension SocketAddress {
   /// `net.core.rmem_max`, 208 KiB by default), so a listener that is
   /// descheduled for a moment does not lose a burst of 2000 bundles a
   /// second.
-  public func boundSocket(datagram: Bool) throws(SocketError) -> Int32 {
+  public func boundSocket(datagram: Bool) throws(SocketError) -> FileDescriptor {
     let type = datagram ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_STREAM.rawValue)
-    let fd = socket(family, type | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw .errno("socket for \(text)") }
-    Sockets.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
-    if datagram { Sockets.setOption(fd, SOL_SOCKET, SO_RCVBUF, 4 << 20) }
-    let status = withSockaddr { bind(fd, $0, $1) }
-    guard status == 0 else {
-      let error = SocketError.errno("cannot listen on \(text)")
-      close(fd)
-      throw error
+    let socket: FileDescriptor
+    do {
+      socket = try .socket(family: family, type: type)
+    } catch {
+      throw SocketError("socket for \(text): \(error)")
     }
-    return fd
+    socket.setOption(level: SOL_SOCKET, SO_REUSEADDR, 1)
+    if datagram { socket.setOption(level: SOL_SOCKET, SO_RCVBUF, 4 << 20) }
+    do throws(Errno) {
+      try withSockaddr { (a, n) throws(Errno) in try socket.bind(a, n) }
+    } catch {
+      socket.close()
+      throw SocketError("cannot listen on \(text): \(error)")
+    }
+    return socket
   }
 }

@@ -1,12 +1,6 @@
 import PanelFormats
 import PanelHardware
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Lines on standard error, written unbuffered and whole.
 public enum StandardError {
   /// Writes one message line (a trailing newline of `text` is its own):
@@ -15,20 +9,17 @@ public enum StandardError {
     write(Quote.line(text.hasSuffix("\n") ? text.dropLast() : Substring(text)) + "\n")
   }
 
-  /// Writes `text`, retrying short writes and EINTR; a closed standard
+  /// Writes `text` whole (`FileDescriptor.writeAll`); a closed standard
   /// error is ignored.
   public static func write(_ text: String) {
     var text = text
-    text.withUTF8 { bytes in
-      guard let base = bytes.baseAddress else { return }
-      var offset = 0
-      while offset < bytes.count {
-        let n = Glibc.write(2, base + offset, bytes.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-      }
-    }
+    text.withUTF8 { write($0) }
+  }
+
+  /// Writes `bytes` whole, without allocating; a closed standard error is
+  /// ignored.
+  public static func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+    try? FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer(bytes))
   }
 }
 

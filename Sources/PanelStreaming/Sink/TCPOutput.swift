@@ -25,7 +25,9 @@ public final class TCPOutput: MessageOutput {
   let capacity: Int
   var head = 0
   var tail = 0
-  var fd: Int32 = -1
+  var socket: FileDescriptor?
+  /// Made under a `MockKernel` (debug builds): closed only under one.
+  let mocked = kernelIsMocked
   var state = State.waiting
   var retryAt: Int64 = 0
   var pause_us: Int64 = TCPOutput.firstPause_us
@@ -69,7 +71,7 @@ public final class TCPOutput: MessageOutput {
   }
 
   deinit {
-    if fd >= 0 { Glibc.close(fd) }
+    closeSocket()
     queue.deallocate()
     scratch.deallocate()
   }
@@ -110,8 +112,7 @@ public final class TCPOutput: MessageOutput {
 
   public func close() {
     if state == .connected { flush() }
-    if fd >= 0 { Glibc.close(fd) }
-    fd = -1
+    closeSocket()
     cutOff += lines(head, tail)
     head = 0
     tail = 0
@@ -123,31 +124,35 @@ public final class TCPOutput: MessageOutput {
   }
 
   func startConnecting() {
-    fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else {
-      failed(errno)
+    let socket: FileDescriptor
+    do {
+      socket = try FileDescriptor.socket(family: address.family, type: Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+    } catch {
+      failed(error)
       return
     }
-    Sockets.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
-    Sockets.setOption(fd, SOL_SOCKET, SO_SNDBUF, 16 * 1024)
-    let status = address.withSockaddr { connect(fd, $0, $1) }
-    if status == 0 {
+    self.socket = socket
+    socket.setOption(level: Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+    socket.setOption(level: SOL_SOCKET, SO_SNDBUF, 16 * 1024)
+    do throws(Errno) {
+      try address.withSockaddr { (a, n) throws(Errno) in try socket.connect(a, n) }
       connected()
-    } else if errno == EINPROGRESS || errno == EINTR {
+    } catch .nowInProgress {
       state = .connecting
       finishConnecting()
-    } else {
-      failed(errno)
+    } catch {
+      failed(error)
     }
   }
 
   func finishConnecting() {
-    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-    guard Glibc.poll(&p, 1, 0) > 0 else { return }
-    var error: Int32 = 0
-    var length = socklen_t(MemoryLayout<Int32>.size)
-    getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
-    if error == 0 { connected() } else { failed(error) }
+    guard let socket else { return }
+    do throws(Errno) {
+      guard try Poll.wait(socket, for: Int16(POLLOUT), timeout_ms: 0) != 0 else { return }
+      if let error = try socket.pendingError() { failed(error) } else { connected() }
+    } catch {
+      failed(error)
+    }
   }
 
   func connected() {
@@ -159,13 +164,17 @@ public final class TCPOutput: MessageOutput {
     log.write("connected")
   }
 
+  func closeSocket() {
+    if let socket, !mocked || kernelIsMocked { socket.close() }
+    socket = nil
+  }
+
   /// A connection attempt failed: close, and try again after a pause.
-  func failed(_ code: Int32) {
-    if fd >= 0 { Glibc.close(fd) }
-    fd = -1
+  func failed(_ error: Errno) {
+    closeSocket()
     state = .waiting
     if !failureLogged {
-      log.write("cannot connect, retrying", errno: code)
+      log.write("cannot connect, retrying", errno: error)
       failureLogged = true
     }
     retryAt = monotonicMicroseconds() + pause_us
@@ -173,31 +182,33 @@ public final class TCPOutput: MessageOutput {
   }
 
   /// The connection broke: drop what was queued and reconnect soon.
-  func lost(_ code: Int32) {
-    Glibc.close(fd)
-    fd = -1
+  func lost(_ error: Errno) {
+    closeSocket()
     cutOff += lines(head, tail)
     head = 0
     tail = 0
     state = .waiting
-    log.write("connection lost, reconnecting", errno: code)
+    log.write("connection lost, reconnecting", errno: error)
     failureLogged = true
     retryAt = monotonicMicroseconds() + pause_us
   }
 
+  /// Sends the queue as far as the kernel takes it (short sends keep the
+  /// rest queued; EAGAIN waits for the next poll).
   func flush() {
+    guard let socket else { return }
     while head < tail {
-      let n = Glibc.send(fd, queue + head, tail - head, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
-      if n > 0 {
+      do throws(Errno) {
+        let n = try socket.send(UnsafeRawBufferPointer(start: queue + head, count: tail - head), flags: Int32(MSG_DONTWAIT))
+        guard n > 0 else { throw .brokenPipe }
         sent += lines(head, head + n)
         head += n
-        continue
+      } catch where error.isWouldBlock {
+        break
+      } catch {
+        lost(error)
+        return
       }
-      let e = errno
-      if n < 0 && e == EINTR { continue }
-      if n < 0 && (e == EAGAIN || e == EWOULDBLOCK) { break }
-      lost(n == 0 ? EPIPE : e)
-      return
     }
     if head == tail {
       head = 0
@@ -211,19 +222,14 @@ public final class TCPOutput: MessageOutput {
   /// fills its own socket buffers, never the frame's time.
   func checkPeer() {
     let now = monotonicMicroseconds()
-    guard state == .connected, now - lastPeek >= 50_000 else { return }
+    guard state == .connected, let socket, now - lastPeek >= 50_000 else { return }
     lastPeek = now
-    while true {
-      let n = recv(fd, scratch, TCPOutput.drainBytes, Int32(MSG_DONTWAIT))
-      if n > 0 { return }
-      if n == 0 {
-        lost(ECONNRESET)
-        return
-      }
-      let e = errno
-      if e == EINTR { continue }
-      if e != EAGAIN && e != EWOULDBLOCK { lost(e) }
-      return
+    do throws(Errno) {
+      let n = try socket.receive(into: UnsafeMutableRawBufferPointer(start: scratch, count: TCPOutput.drainBytes), flags: Int32(MSG_DONTWAIT))
+      if n == 0 { lost(.connectionReset) }
+    } catch where error.isWouldBlock {
+    } catch {
+      lost(error)
     }
   }
 

@@ -125,10 +125,10 @@ extension PanelCtl {
       var script: String
 
       func run() throws {
-        let fd = try InputFile.open(script)
-        defer { close(fd) }
+        let fd = FileDescriptor(rawValue: try InputFile.open(script))
+        defer { fd.close() }
         var source = DescriptorSource(fd: fd)
-        var sink = DescriptorSink(fd: 1)
+        var sink = DescriptorSink(fd: .standardOutput)
         var meter = NoMeter()
         do {
           _ = try CoreRun.run(&source, &sink, meter: &meter)
@@ -144,15 +144,14 @@ extension PanelCtl {
 
 /// A file descriptor read for a core script.
 struct DescriptorSource: ByteSource {
-  let fd: Int32
+  let fd: FileDescriptor
   var failure = ""
 
   mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-    while true {
-      let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-      if n >= 0 { return n }
-      if errno == EINTR { continue }
-      failure = "cannot read: " + String(cString: strerror(errno))
+    do throws(Errno) {
+      return try fd.read(into: buffer)
+    } catch {
+      failure = "cannot read: \(error)"
       return -1
     }
   }
@@ -160,22 +159,16 @@ struct DescriptorSource: ByteSource {
 
 /// A file descriptor a script or trace is written to.
 struct DescriptorSink: ByteSink {
-  let fd: Int32
+  let fd: FileDescriptor
   var failure = ""
 
   mutating func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    var done = 0
-    while done < bytes.count {
-      let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-      if n > 0 {
-        done += n
-      } else if n < 0 && errno == EINTR {
-        continue
-      } else {
-        failure = "standard output: cannot write: " + String(cString: strerror(errno))
-        return false
-      }
+    do throws(Errno) {
+      try fd.writeAll(bytes)
+      return true
+    } catch {
+      failure = "standard output: cannot write: \(error)"
+      return false
     }
-    return true
   }
 }

@@ -44,7 +44,7 @@ struct OutputOptions: ParsableArguments {
   func run<F: FrontEnd, X: FrameSink>(_ run: ReportRun, _ frontEnd: F, extra: X) throws {
     let board = run.board
     let echo: NDJSONSink<FileOutput>? =
-      self.echo ? NDJSONSink(output: FileOutput(fd: 1), board: board, idle: idle, image: image) : nil
+      self.echo ? NDJSONSink(output: FileOutput(fd: .standardOutput), board: board, idle: idle, image: image) : nil
     switch format {
     case .ndjson:
       if let to {
@@ -53,7 +53,7 @@ struct OutputOptions: ParsableArguments {
         let sink = NDJSONSink(output: tcp, board: board, idle: idle, image: image)
         try run.run(frontEnd, SinkPair(sink, SinkPair(echo, extra)))
       } else {
-        let sink = NDJSONSink(output: FileOutput(fd: 1), board: board, idle: idle, image: image)
+        let sink = NDJSONSink(output: FileOutput(fd: .standardOutput), board: board, idle: idle, image: image)
         try run.run(frontEnd, SinkPair(sink, extra))
       }
     case .tuio, .tuio1:

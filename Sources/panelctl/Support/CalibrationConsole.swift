@@ -21,7 +21,7 @@ struct CalibrationConsole: LiveCalibrationObserver {
   var lastDraw: Int64 = 0
   var drawn = false
   /// The fixture controller's answers.
-  var input = LineInput(fd: 0)
+  var input = LineInput(fd: .standardInput)
 
   init(mode: CalibrationMode, board: Board) {
     self.mode = mode

@@ -8,7 +8,7 @@ import PanelFirmware
 /// input), at most `maxBytes` each, waited for in 100 ms slices so that a
 /// stop (SIGTERM) is answered while waiting.
 struct LineInput {
-  let fd: Int32
+  let fd: FileDescriptor
   /// The longest line taken; a longer one is refused, not cut.
   static let maxBytes = 4096
   var pending: [UInt8] = []
@@ -21,7 +21,7 @@ struct LineInput {
     case stopped
   }
 
-  init(fd: Int32) { self.fd = fd }
+  init(fd: FileDescriptor) { self.fd = fd }
 
   /// The next line without its line end.
   mutating func next() -> Next {
@@ -39,12 +39,12 @@ struct LineInput {
         return .line(String(decoding: pending, as: UTF8.self))
       }
       if StopRequest.isRequested { return .stopped }
-      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&p, 1, 100) > 0 else { continue }
-      let n = read(fd, &chunk, chunk.count)
-      if n > 0 {
-        pending += chunk[0..<n]
-      } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
+      do {
+        guard try Poll.wait(fd, for: Int16(POLLIN), timeout_ms: 100) != 0 else { continue }
+        let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+        if n > 0 { pending += chunk[0..<n] } else { atEnd = true }
+      } catch let error as Errno where error.isWouldBlock {
+      } catch {
         atEnd = true
       }
     }

@@ -1,9 +1,5 @@
 import PanelFirmware
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A progress line on standard error, redrawn a few times a second, shown
 /// only when standard error is a terminal (quiet in pipes and logs). The
 /// first draw waits a moment, so short runs print nothing.

@@ -1,21 +1,10 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
+import PanelFirmware
 
-/// Text on standard output, written whole (retrying short writes and
-/// EINTR); a closed pipe ends the writing quietly.
+/// Text on standard output, written whole (`FileDescriptor.writeAll`); a
+/// closed pipe ends the writing quietly.
 enum StandardOutput {
   static func write(_ text: String) {
     var text = text
-    text.withUTF8 { bytes in
-      guard let base = bytes.baseAddress else { return }
-      var offset = 0
-      while offset < bytes.count {
-        let n = Glibc.write(1, base + offset, bytes.count - offset)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-      }
-    }
+    text.withUTF8 { try? FileDescriptor.standardOutput.writeAll(UnsafeRawBufferPointer($0)) }
   }
 }
