@@ -1,99 +1,5 @@
 import PanelFormats
 
-/// A small JSON writer (objects keep their key order).
-package struct JSONWriter {
-  package var text = ""
-  package var first = [true]
-
-  package init() {}
-
-  package mutating func separator() {
-    if first[first.count - 1] { first[first.count - 1] = false } else { text += "," }
-  }
-  package mutating func key(_ k: String) {
-    separator()
-    text += JSONWriter.string(k) + ":"
-    first[first.count - 1] = true  // the value that follows needs no comma
-  }
-  package mutating func open(_ bracket: String) {
-    text += bracket
-    first.append(true)
-  }
-  package mutating func close(_ bracket: String) {
-    first.removeLast()
-    text += bracket
-    if !first.isEmpty { first[first.count - 1] = false }
-  }
-  package mutating func value(_ raw: String) {
-    separator()
-    text += raw
-  }
-
-  package mutating func object(_ body: (inout JSONWriter) -> Void) {
-    separator()
-    open("{")
-    body(&self)
-    close("}")
-  }
-  package mutating func array(_ body: (inout JSONWriter) -> Void) {
-    separator()
-    open("[")
-    body(&self)
-    close("]")
-  }
-  package mutating func field(_ k: String, _ v: String) {
-    key(k)
-    value(JSONWriter.string(v))
-  }
-  package mutating func field(_ k: String, _ v: Double?) {
-    key(k)
-    value(v.map(JSONWriter.number) ?? "null")
-  }
-  package mutating func field(_ k: String, _ v: Int) {
-    key(k)
-    value("\(v)")
-  }
-  package mutating func field(_ k: String, _ v: Bool) {
-    key(k)
-    value(v ? "true" : "false")
-  }
-  package mutating func field(_ k: String, object body: (inout JSONWriter) -> Void) {
-    key(k)
-    object(body)
-  }
-  package mutating func field(_ k: String, array body: (inout JSONWriter) -> Void) {
-    key(k)
-    array(body)
-  }
-
-  package static func number(_ v: Double) -> String {
-    guard v.isFinite else { return "null" }
-    if v == v.rounded() && abs(v) < 1e15 { return "\(Int64(v))" }
-    return "\(v)"
-  }
-
-  package static func string(_ s: String) -> String {
-    var out = "\""
-    for ch in s.unicodeScalars {
-      switch ch {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      default:
-        if ch.value < 0x20 {
-          let hex = Array("0123456789abcdef")
-          out += "\\u00" + String(hex[Int(ch.value >> 4)]) + String(hex[Int(ch.value & 15)])
-        } else {
-          out.unicodeScalars.append(ch)
-        }
-      }
-    }
-    return out + "\""
-  }
-}
-
 extension Certificate {
   /// The JSON summary of a calibration.
   public static func json(_ r: CalibrationResult) -> String {
@@ -126,7 +32,7 @@ extension Certificate {
           w.field("profile", array: { w in for v in p.values { w.value(JSONWriter.number(v)) } })
         }
         w.field("rejected_steps", array: { w in
-          for s in r.steps where !s.used { w.value(JSONWriter.string(s.step.name)) }
+          for s in r.steps where !s.used { w.value(JSONWriter.quoted(s.step.name)) }
         })
       })
       let (results, method) = r.accuracy

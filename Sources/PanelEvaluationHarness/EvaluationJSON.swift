@@ -20,9 +20,9 @@ public enum EvaluationJSON {
             w.field("at_least", bar.atLeast)
             w.field("plate", bar.plate)
             w.field("grid", bar.grid)
-            if let s = bar.scenarios { w.field("scenarios", array: { w in for name in s { w.value(JSONWriter.string(name)) } }) }
+            if let s = bar.scenarios { w.field("scenarios", array: { w in for name in s { w.value(JSONWriter.quoted(name)) } }) }
             if !bar.except.isEmpty {
-              w.field("except", array: { w in for name in bar.except { w.value(JSONWriter.string(name)) } })
+              w.field("except", array: { w in for name in bar.except { w.value(JSONWriter.quoted(name)) } })
             }
             if let p = bar.maxPitch_mm { w.field("max_pitch_mm", p) }
           }
@@ -96,7 +96,7 @@ public enum EvaluationJSON {
               w.field("held_fingers", c.heldFingers)
             })
             w.field("misses", array: { w in
-              for m in r.misses where m.scenario == s.name { w.value(JSONWriter.string(m.metric.rawValue)) }
+              for m in r.misses where m.scenario == s.name { w.value(JSONWriter.quoted(m.metric.rawValue)) }
             })
           }
         }

@@ -135,7 +135,7 @@ package struct ClientItems: Sendable {
       return i
     }
     let fragments = zip(c.fragments, items).map { f, item in
-      RegionMap.ItemJSON(name: JSONText.quoted(item.name), menu: f.menu, actions: f.actions)
+      RegionMap.ItemJSON(name: JSONWriter.quotedUTF8(item.name), menu: f.menu, actions: f.actions)
     }
     return RegionMap(
       panelWidth_mm: map.panelWidth_mm, panelHeight_mm: map.panelHeight_mm,
@@ -163,12 +163,12 @@ package struct ClientItems: Sendable {
     var list = JSONWriter.array()
     for r in refused {
       var o = JSONWriter.object()
-      o.add("item", r.item)
-      o.add("name", r.name)
-      o.add("key", r.key)
-      if let a = r.action { o.add("action", a) }
-      o.add("message", r.message)
-      list.raw(o.done)
+      o.field("item", r.item)
+      o.field("name", r.name)
+      o.field("key", r.key)
+      if let a = r.action { o.field("action", a) }
+      o.field("message", r.message)
+      list.value(o.done)
     }
     return (map.items.count, list.done)
   }

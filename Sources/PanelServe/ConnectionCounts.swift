@@ -24,13 +24,13 @@ public struct ConnectionCounts: Sendable, Equatable {
   /// The `connections` object of `/status.json`.
   public var json: String {
     var o = JSONWriter.object()
-    o.add("open", open)
-    o.add("most_at_once", most)
-    o.add("max", cap)
-    o.add("accepted", accepted)
-    o.add("closed_for_room", evicted)
-    o.add("closed_request_timeout", requestTimeouts)
-    o.add("closed_stalled", stalled)
+    o.field("open", open)
+    o.field("most_at_once", most)
+    o.field("max", cap)
+    o.field("accepted", accepted)
+    o.field("closed_for_room", evicted)
+    o.field("closed_request_timeout", requestTimeouts)
+    o.field("closed_stalled", stalled)
     return o.done
   }
 }

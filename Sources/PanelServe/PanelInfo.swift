@@ -14,10 +14,10 @@ public struct PanelInfo: Sendable {
   /// database (`serve --db`), written as `factory_report` (null without).
   public init(board: Board, calibration: CalibrationRecord, factoryReport: String? = nil) {
     var o = JSONWriter.object()
-    o.raw("board", PanelInfo.board(board))
-    o.raw("interaction", PanelInfo.interaction(board.interaction))
-    o.raw("calibration", PanelInfo.calibration(calibration))
-    if let factoryReport { o.add("factory_report", factoryReport) } else { o.raw("factory_report", "null") }
+    o.field("board", json: PanelInfo.board(board))
+    o.field("interaction", json: PanelInfo.interaction(board.interaction))
+    o.field("calibration", json: PanelInfo.calibration(calibration))
+    if let factoryReport { o.field("factory_report", factoryReport) } else { o.field("factory_report", json: "null") }
     body = o.text
   }
 
@@ -25,39 +25,39 @@ public struct PanelInfo: Sendable {
   /// control lines; `tokenRequired` when control needs the token.
   public func json(control: Bool, tokenRequired: Bool) -> String {
     var access = JSONWriter.object()
-    access.add("control", control)
-    access.add("token_required", tokenRequired)
+    access.field("control", control)
+    access.field("token_required", tokenRequired)
     return body + ",\"access\":" + access.done + "}"
   }
 
   static func board(_ b: Board) -> String {
     var o = JSONWriter.object()
-    o.add("name", b.name)
-    o.add("description", b.description)
-    o.add("width_mm", b.width_mm)
-    o.add("height_mm", b.height_mm)
-    o.add("rate_hz", b.rate_hz)
+    o.field("name", b.name)
+    o.field("description", b.description)
+    o.field("width_mm", b.width_mm)
+    o.field("height_mm", b.height_mm)
+    o.field("rate_hz", b.rate_hz)
     var cells = JSONWriter.array()
-    for c in b.cells { cells.raw("[\(JSONWriter.number(c.x_mm)),\(JSONWriter.number(c.y_mm))]") }
-    o.raw("cells", cells.done)
+    for c in b.cells { cells.value("[\(JSONWriter.number(c.x_mm)),\(JSONWriter.number(c.y_mm))]") }
+    o.field("cells", json: cells.done)
     if let g = b.grid {
       var grid = JSONWriter.object()
-      grid.add("cols", g.columns)
-      grid.add("rows", g.rows)
-      grid.add("pitch_mm", g.pitch_mm)
-      o.raw("grid", grid.done)
+      grid.field("cols", g.columns)
+      grid.field("rows", g.rows)
+      grid.field("pitch_mm", g.pitch_mm)
+      o.field("grid", json: grid.done)
     } else {
-      o.raw("grid", "null")
+      o.field("grid", json: "null")
     }
     return o.done
   }
 
   static func interaction(_ s: InteractionSettings) -> String {
     var o = JSONWriter.object()
-    o.add("average_touch_n", s.averageTouch_n)
-    o.add("max_force", s.maxForce)
-    o.add("sensitivity", s.sensitivity.rawValue)
-    o.add("force_touch", s.forceTouch)
+    o.field("average_touch_n", s.averageTouch_n)
+    o.field("max_force", s.maxForce)
+    o.field("sensitivity", s.sensitivity.rawValue)
+    o.field("force_touch", s.forceTouch)
     var all = JSONWriter.object()
     for sensitivity in Sensitivity.allCases {
       let t = StageThresholds(settings: s, sensitivity: sensitivity)
@@ -66,57 +66,57 @@ public struct PanelInfo: Sendable {
         JSONWriter.number(Double(raw) / 1024 / 1000 / s.averageTouch_n, decimals: 3)
       }
       var one = JSONWriter.object()
-      one.raw("hint", normalized(t.hintOn))
-      one.raw("peek", normalized(t.peekOn))
-      one.raw("pop", normalized(t.popOn))
-      all.raw(sensitivity.rawValue, one.done)
+      one.field("hint", json: normalized(t.hintOn))
+      one.field("peek", json: normalized(t.peekOn))
+      one.field("pop", json: normalized(t.popOn))
+      all.field(sensitivity.rawValue, json: one.done)
     }
-    o.raw("thresholds", all.done)
+    o.field("thresholds", json: all.done)
     return o.done
   }
 
   /// The record's identity, fit and checks: what its certificate says.
   static func calibration(_ r: CalibrationRecord) -> String {
     var o = JSONWriter.object()
-    o.add("nominal", r.isNominal)
-    o.add("serial", r.serial)
-    o.add("created", r.created)
-    o.add("source", r.source)
-    o.add("plan", r.plan)
-    o.add("result", r.result)
-    o.add("reference_temp_c", r.referenceTemperature_c)
+    o.field("nominal", r.isNominal)
+    o.field("serial", r.serial)
+    o.field("created", r.created)
+    o.field("source", r.source)
+    o.field("plan", r.plan)
+    o.field("result", r.result)
+    o.field("reference_temp_c", r.referenceTemperature_c)
     if let fit = r.fit {
       var f = JSONWriter.object()
-      f.add("model", fit.model)
-      f.add("spread_mm", fit.spread_mm)
-      f.add("placements", fit.placements)
-      f.add("residual_pct", fit.residual_pct)
-      o.raw("fit", f.done)
+      f.field("model", fit.model)
+      f.field("spread_mm", fit.spread_mm)
+      f.field("placements", fit.placements)
+      f.field("residual_pct", fit.residual_pct)
+      o.field("fit", json: f.done)
     } else {
-      o.raw("fit", "null")
+      o.field("fit", json: "null")
     }
     var cells = JSONWriter.array()
     for c in r.cells {
       var e = JSONWriter.object()
-      e.add("gain_counts_per_n", c.gain_counts_per_n)
-      e.add("linearity_per_n", c.linearity_per_n)
-      e.add("noise_counts", c.noise_counts)
-      cells.raw(e.done)
+      e.field("gain_counts_per_n", c.gain_counts_per_n)
+      e.field("linearity_per_n", c.linearity_per_n)
+      e.field("noise_counts", c.noise_counts)
+      cells.value(e.done)
     }
-    o.raw("cells", cells.done)
+    o.field("cells", json: cells.done)
     var checks = JSONWriter.array()
     for c in r.checks {
       var e = JSONWriter.object()
-      e.add("name", c.name)
-      e.add("subject", c.subject)
-      e.add("value", c.value)
-      e.add("limit", c.limit)
-      e.add("unit", c.unit)
-      e.add("passed", c.passed)
-      e.add("note", c.note)
-      checks.raw(e.done)
+      e.field("name", c.name)
+      e.field("subject", c.subject)
+      e.field("value", c.value)
+      e.field("limit", c.limit)
+      e.field("unit", c.unit)
+      e.field("passed", c.passed)
+      e.field("note", c.note)
+      checks.value(e.done)
     }
-    o.raw("checks", checks.done)
+    o.field("checks", json: checks.done)
     return o.done
   }
 }

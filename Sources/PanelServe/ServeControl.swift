@@ -137,26 +137,26 @@ package enum ControlReply {
     guard let items = tag.items else { return ok(line: tag.line) }
     var o = JSONWriter.object()
     let (kept, refused) = items.json
-    o.add("control", items.refused.isEmpty ? "ok" : "error")
-    o.add("line", tag.line)
-    o.add("scope", ClientItems.scope(tag.client))
-    o.add("kept", kept)
+    o.field("control", items.refused.isEmpty ? "ok" : "error")
+    o.field("line", tag.line)
+    o.field("scope", ClientItems.scope(tag.client))
+    o.field("kept", kept)
     if !items.refused.isEmpty {
       let first = items.refused[0].message
       let more = items.refused.count > 1 ? " (and \(items.refused.count - 1) more)" : ""
-      o.add(
+      o.field(
         "message",
         "\(source(tag.client)):\(tag.line): \(items.refused.count) of \(kept + items.refused.count) items refused: \(first)\(more)")
-      o.raw("refused", refused)
+      o.field("refused", json: refused)
     }
     return o.done
   }
 
   static func reply(_ outcome: String, line: Int, _ message: String?) -> String {
     var o = JSONWriter.object()
-    o.add("control", outcome)
-    o.add("line", line)
-    if let message { o.add("message", message) }
+    o.field("control", outcome)
+    o.field("line", line)
+    if let message { o.field("message", message) }
     return o.done
   }
 }

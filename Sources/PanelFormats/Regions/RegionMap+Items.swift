@@ -28,7 +28,7 @@ extension RegionMap {
     self.init(
       panelWidth_mm: w, panelHeight_mm: h,
       compiled: Compiled(
-        name: name, nameJSON: JSONText.quoted(name), file: file, items: items, placements: placements, rects: rects,
+        name: name, nameJSON: JSONWriter.quotedUTF8(name), file: file, items: items, placements: placements, rects: rects,
         traitTable: traitTable, fragments: fragments, background: items.isEmpty ? [.peek, .pop] : [],
         warnings: RegionRules.advice(items).map(describe)))
   }
@@ -46,7 +46,7 @@ extension RegionMap {
   /// Per item, in item order.
   public var placements: [MenuPlacement] { compiled?.placements ?? [] }
 
-  static let noNameJSON = JSONText.quoted("")
+  static let noNameJSON = JSONWriter.quotedUTF8("")
 
   /// The index of the item called `name`, or nil.
   public func index(of name: String) -> Int? { items.firstIndex { $0.name == name } }
@@ -83,35 +83,12 @@ extension RegionMap {
     var actions: [UInt8] = [UInt8(ascii: "[")]
     for (k, a) in item.quickActions.enumerated() {
       if k > 0 { actions.append(UInt8(ascii: ",")) }
-      actions += Array("{\"title\":".utf8) + JSONText.quoted(a.title)
-      if let s = a.subtitle { actions += Array(",\"subtitle\":".utf8) + JSONText.quoted(s) }
-      if let s = a.icon { actions += Array(",\"icon\":".utf8) + JSONText.quoted(s) }
+      actions += Array("{\"title\":".utf8) + JSONWriter.quotedUTF8(a.title)
+      if let s = a.subtitle { actions += Array(",\"subtitle\":".utf8) + JSONWriter.quotedUTF8(s) }
+      if let s = a.icon { actions += Array(",\"icon\":".utf8) + JSONWriter.quotedUTF8(s) }
       actions.append(UInt8(ascii: "}"))
     }
     actions.append(UInt8(ascii: "]"))
-    return ItemJSON(name: JSONText.quoted(item.name), menu: menu, actions: actions)
-  }
-}
-
-/// JSON string literals.
-public enum JSONText {
-  /// `text` as a JSON string, quotes included, escaped (RFC 8259).
-  public static func quoted(_ text: String) -> [UInt8] {
-    var out: [UInt8] = [UInt8(ascii: "\"")]
-    let hex = Array("0123456789abcdef".utf8)
-    for b in text.utf8 {
-      switch b {
-      case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-      case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-      case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-      case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-      case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-      case 0..<0x20:
-        out += Array("\\u00".utf8) + [hex[Int(b >> 4)], hex[Int(b & 15)]]
-      default: out.append(b)
-      }
-    }
-    out.append(UInt8(ascii: "\""))
-    return out
+    return ItemJSON(name: JSONWriter.quotedUTF8(item.name), menu: menu, actions: actions)
   }
 }

@@ -43,7 +43,7 @@ extension PanelCtl {
           : try interactionOptions.recordingCalibration(board: loaded, options: boardOptions)
         var setup = try interactionOptions.setup(board: loaded)
         let board = setup.configure(loaded)
-        var sink = DescriptorSink(fd: 1)
+        var sink = DescriptorSink(fd: .standardOutput)
         var writer = ScriptWriter()
         var cells = calibration.coreCalibration
         writer.writeSetup(
