@@ -235,7 +235,7 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
-// Linux only, but for the touch stack. Everything from PanelFormats up
+// Linux only, but for the touch stack. Everything from PanelFiles up
 // calls Linux interfaces (i2c-dev, GPIO character devices, uinput, Linux
 // socket flags, the syscall shims of PanelHardware/Linux), and the server
 // and database modules build on it; elsewhere the package offers only the
