@@ -1,3 +1,5 @@
+import PanelFirmware
+
 /// The server's connections so far, for `/status.json` and the summary
 /// (the network side counts them; this module only reports them).
 public struct ConnectionCounts: Sendable, Equatable {
