@@ -1,4 +1,5 @@
 import PanelCalibration
+import PanelFirmware
 
 /// The evaluation as JSON: the bars, every panel with its calibration and
 /// each scenario's figures, counts and files, and the misses.
