@@ -43,6 +43,9 @@ public struct PopulationEvaluation {
     }
   }
 
+  /// The seed of the `index`th panel's scenarios.
+  static func panelSeed(_ seed: UInt64, index: Int) -> UInt64 { seed &+ UInt64(index) &* 7919 }
+
   /// Evaluates every panel; `progress(index, panel, step)` hears each step.
   public func run(progress: (Int, EvaluationPanel, String) -> Void = { _, _, _ in }) throws(EvaluationError)
     -> [PanelResult]
@@ -51,7 +54,7 @@ public struct PopulationEvaluation {
     var results: [PanelResult] = []
     for (i, panel) in panels.enumerated() where selected(i) {
       var evaluation = PanelEvaluation(
-        panel: panel, directory: directory(i), seed: seed &+ UInt64(i) &* 7919, lengths: lengths, date: date)
+        panel: panel, directory: directory(i), seed: Self.panelSeed(seed, index: i), lengths: lengths, date: date)
       evaluation.scenarios = scenarios
       results.append(try evaluation.run { progress(i, panel, $0) })
     }

@@ -334,8 +334,8 @@ public struct StandardScenarios: Sendable {
   }
 
   /// Two fingers about a drawn centre on a drawn axis, `start` mm apart
-  /// moving to `finish` mm apart, inside the margins (or the panel's
-  /// centre when nothing drawn fits).
+  /// moving to `finish` mm apart, inside the margins (or at the panel's
+  /// centre when nothing drawn fits, as far apart as the panel allows).
   mutating func placePair(start: Double, finish: Double) -> (
     ((x: Double, y: Double), (x: Double, y: Double)), ((x: Double, y: Double), (x: Double, y: Double))
   ) {
@@ -344,8 +344,16 @@ public struct StandardScenarios: Sendable {
       let c = attempt < 100 ? point() : (x: board.width_mm / 2, y: board.height_mm / 2)
       let angle = attempt < 100 ? random.uniform() * 2 * Double.pi : (board.width_mm >= board.height_mm ? 0 : Double.pi / 2)
       let (ux, uy) = (cos(angle), sin(angle))
+      // At the centre, on a panel too small for the pair: as far apart as
+      // the panel allows, 4 mm in from its edges.
+      var longest = Double.infinity
+      if attempt == 100 {
+        if abs(ux) > 1e-9 { longest = min(longest, (board.width_mm - 8) / abs(ux)) }
+        if abs(uy) > 1e-9 { longest = min(longest, (board.height_mm - 8) / abs(uy)) }
+      }
       func at(_ s: Double) -> (x: Double, y: Double) {
-        ((c.x + ux * s / 2).rounded(toPlaces: 1), (c.y + uy * s / 2).rounded(toPlaces: 1))
+        let s = s < 0 ? max(s, -longest) : min(s, longest)
+        return ((c.x + ux * s / 2).rounded(toPlaces: 1), (c.y + uy * s / 2).rounded(toPlaces: 1))
       }
       result = ((at(-start), at(-finish)), (at(start), at(finish)))
       if [result.0.0, result.0.1, result.1.0, result.1.1].allSatisfy(inside) { break }

@@ -248,4 +248,28 @@ import Testing
       #expect(held.presses.filter { $0.role == .object }.allSatisfy { $0.touch.tremor == nil })
     }
   }
+
+  /// Every scenario of both seeds' populations is one its panel accepts:
+  /// seed 2 drew a grid 57 mm across whose pinches, 55-75 mm apart, were
+  /// placed off the panel, and `sim evaluate --seed 2` stopped at its
+  /// pinch file. A pair that no drawn place fits is put at the centre as
+  /// far apart as the panel allows.
+  @Test(arguments: [UInt64(1), 2])
+  func everyScenarioStaysOnItsPanel(seed: UInt64) throws {
+    let dir = try FilesTestSupport.makeTemporaryDirectory()
+    for (i, panel) in EvaluationPopulation.panels(count: 36, seed: seed, boardsDirectory: Repo.path("boards")).enumerated() {
+      guard let envelope = panel.envelope else { continue }
+      let path = dir + "/\(panel.name).toml"
+      try AtomicFile.write(envelope.boardText(name: panel.name, serial: "ON-PANEL", description: "test"), to: path)
+      let board = try Board.load(path: path)
+      var scenarios = StandardScenarios(board: board, seed: PopulationEvaluation.panelSeed(seed, index: i), lengths: .full)
+      for s in scenarios.all() {
+        do {
+          _ = try Scenario(table: TOML.parse(s.scenario.encoded(), file: "\(s.name).toml"), board: board)
+        } catch {
+          Issue.record("\(panel.name) \(s.name): \(error)")
+        }
+      }
+    }
+  }
 }
