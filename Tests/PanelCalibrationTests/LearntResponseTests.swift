@@ -93,21 +93,11 @@ import Testing
     let (result, _) = try CalibrationTests.calibrate(board: board, plan: Repo.path("calibration/plans/sim-grid.toml"))
     #expect(result.record.response != nil)
     for (x, y) in [(155.0, 60.0), (80.0, 115.0), (6.0, 6.0), (150.0, 8.0), (5.0, 100.0)] {
-      let press = ScriptedTouch(start_s: 0.2, x_mm: x, y_mm: y, force_n: 1, hold_s: 0.6, rise_s: 0.05, fall_s: 0.05)
-      let run = try SimRun(board: board, scenario: Scenario(name: "edge", touches: [press]), calibration: result.record)
-      let steady = run.touches.filter { $0.t_us >= 350_000 && $0.t_us <= 750_000 }
-      #expect(steady.count > 50)
-      var worst = 0.0
-      var worstForce = 0.0
-      for s in steady {
-        let dx = s.touch.x.millimetres - x
-        let dy = s.touch.y.millimetres - y
-        worst = max(worst, (dx * dx + dy * dy).squareRoot())
-        worstForce = max(worstForce, abs(s.touch.force.newtons - 1))
-      }
-      #expect(worst <= 1.0, "at (\(x), \(y)): \(worst) mm")
-      #expect(worstForce <= 0.03, "at (\(x), \(y)): force error \(worstForce) N")
-      #expect(run.ids.count == 1)
+      let e = try SimRun.stillPress(board: board, x: x, y: y, calibration: result.record)
+      #expect(e.steadyReports > 50)
+      #expect(e.position <= 1.0, "at (\(x), \(y)): \(e.position) mm")
+      #expect(e.force <= 0.03, "at (\(x), \(y)): force error \(e.force) N")
+      #expect(e.ids == 1)
     }
   }
 

@@ -12,20 +12,9 @@ import Testing
 @Suite struct AccuracyTests {
   /// Reported positions during the steady part of a still 1 N press.
   static func steadyErrors(board: Board, x: Double, y: Double) throws -> (position: Double, force: Double, ids: Int) {
-    let press = ScriptedTouch(start_s: 0.2, x_mm: x, y_mm: y, force_n: 1, hold_s: 0.6, rise_s: 0.05, fall_s: 0.05)
-    let run = try SimRun(board: board, scenario: Scenario(name: "still", touches: [press]))
-    // Steady: 0.35 ... 0.75 s (the hold, away from the ramps).
-    let steady = run.touches.filter { $0.t_us >= 350_000 && $0.t_us <= 750_000 }
-    #expect(steady.count > 50)
-    var worst = 0.0
-    var worstForce = 0.0
-    for s in steady {
-      let dx = s.touch.x.millimetres - x
-      let dy = s.touch.y.millimetres - y
-      worst = max(worst, (dx * dx + dy * dy).squareRoot())
-      worstForce = max(worstForce, abs(s.touch.force.newtons - 1))
-    }
-    return (worst, worstForce, run.ids.count)
+    let e = try SimRun.stillPress(board: board, x: x, y: y)
+    #expect(e.steadyReports > 50)
+    return (e.position, e.force, e.ids)
   }
 
   @Test(arguments: [(80.0, 50.0), (20.0, 15.0), (140.0, 85.0), (120.0, 30.0), (45.0, 70.0)])

@@ -50,6 +50,27 @@ package struct SimRun {
     injectedSpikes = loop.source.physics.injectedSpikes
   }
 
+  /// A still 1 N press at (`x`, `y`) on `board` (with `calibration`, default
+  /// the panel's true one): the largest position error (mm) and force error
+  /// (N) of its steady part (0.35 ... 0.75 s, away from the ramps), and how
+  /// many touch ids it made.
+  package static func stillPress(
+    board: Board, x: Double, y: Double, calibration: CalibrationRecord? = nil
+  ) throws -> (position: Double, force: Double, steadyReports: Int, ids: Int) {
+    let press = ScriptedTouch(start_s: 0.2, x_mm: x, y_mm: y, force_n: 1, hold_s: 0.6, rise_s: 0.05, fall_s: 0.05)
+    let run = try SimRun(board: board, scenario: Scenario(name: "still", touches: [press]), calibration: calibration)
+    let steady = run.touches.filter { $0.t_us >= 350_000 && $0.t_us <= 750_000 }
+    var worst = 0.0
+    var worstForce = 0.0
+    for s in steady {
+      let dx = s.touch.x.millimetres - x
+      let dy = s.touch.y.millimetres - y
+      worst = max(worst, (dx * dx + dy * dy).squareRoot())
+      worstForce = max(worstForce, abs(s.touch.force.newtons - 1))
+    }
+    return (worst, worstForce, steady.count, run.ids.count)
+  }
+
   /// Distinct touch ids, in order of appearance.
   package var ids: [UInt32] {
     var seen: [UInt32] = []
