@@ -69,10 +69,17 @@ let package = Package(
     .target(name: "CoreRunner", dependencies: ["ForceCore", "PanelTouch"]),
     // The files below everything: TOML (with the line of every key), atomic
     // writes and durable renames, recordings, CRC, value bounds, quoting,
-    // `FileError`. Knows no board and no chip. Imports: nothing.
-    .target(name: "PanelFiles"),
+    // `FileError`; the one way to the kernel (Kernel/: the syscall shims of
+    // files, directories, sockets and poll, `FileDescriptor`, `FileSystem`,
+    // `Errno`, and the mock kernel of debug builds). Knows no board and no
+    // chip. Imports: nothing.
+    .target(
+      name: "PanelFiles",
+      // Debug builds let tests answer every syscall (Kernel/MockKernel.swift).
+      swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]
+    ),
     // Real hardware: the bus protocol and clocks, Linux i2c-dev/GPIO
-    // shims (a mock kernel in debug builds), chip drivers and their typed
+    // shims (over PanelFiles' kernel shims and mock kernel), chip drivers and their typed
     // settings (`DriverConfiguration`, `HapticsSettings`), the front ends
     // over them, haptics, bus scan. Reads no board file. Imports: ForceCore,
     // PanelTouch, PanelFiles, CI2C, CGPIOD.
@@ -212,7 +219,9 @@ let package = Package(
     // One test target per module (each may use the layers below it and the
     // shared support); PanelFirmwareTests runs the whole pipeline.
     .testTarget(name: "PanelTouchTests", dependencies: ["PanelTouch", "PanelFirmware", "PanelTestSupport"]),
-    .testTarget(name: "PanelFormatsTests", dependencies: ["PanelFiles", "PanelFormats", "PanelFirmware", "PanelTestSupport"]),
+    .testTarget(
+      name: "PanelFormatsTests", dependencies: ["PanelFiles", "PanelFormats", "PanelFirmware", "PanelTestSupport"],
+      swiftSettings: [.define("ENABLE_MOCKING", .when(configuration: .debug))]),
     .testTarget(name: "PanelMechanicsTests", dependencies: ["PanelMechanics", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(
       name: "PanelHardwareTests", dependencies: ["PanelHardware", "PanelFirmware", "PanelTestSupport"],

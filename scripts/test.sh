@@ -24,7 +24,7 @@ fi
 echo "== the module graph: every import in Sources/ is one Package.swift allows (scripts/check-imports.sh)" >&2
 bash scripts/check-imports.sh
 
-echo "== one way to the kernel: sockets, poll and pipes only through the syscall shims (scripts/check-kernel-calls.sh)" >&2
+echo "== one way to the kernel: files, sockets, poll and pipes only through the syscall shims (scripts/check-kernel-calls.sh)" >&2
 bash scripts/check-kernel-calls.sh
 
 # Each configuration is built once: the debug build with its tests (swift

@@ -243,8 +243,11 @@ public enum Directory {
     var current = path.hasPrefix("/") ? "/" : ""
     for part in path.split(separator: "/") {
       current += part + "/"
-      if mkdir(current, 0o755) != 0 && errno != EEXIST {
-        throw FileError(file: path, message: "cannot create the directory: " + String(cString: strerror(errno)).lowercased())
+      do throws(Errno) {
+        try FileSystem.makeDirectory(current)
+      } catch where error == .fileExists {
+      } catch {
+        throw FileError(file: path, message: "cannot create the directory: " + error.description.lowercased())
       }
     }
   }
@@ -255,11 +258,10 @@ public enum Directory {
     var total: Int64 = 0
     for name in FileSet.entries(of: path) {
       let child = path.hasSuffix("/") ? path + name : path + "/" + name
-      var info = stat()
-      guard lstat(child, &info) == 0 else { continue }
-      switch info.st_mode & S_IFMT {
-      case S_IFDIR: total += size(child)
-      case S_IFREG: total += Int64(info.st_size)
+      guard let status = try? FileSystem.status(child, followLinks: false) else { continue }
+      switch status.kind {
+      case .directory: total += size(child)
+      case .regular: total += Int64(status.size)
       default: break
       }
     }
@@ -273,9 +275,12 @@ public enum Directory {
     try create(Paths.directory(of: base))
     for n in 1...1000 {
       let path = n == 1 ? base : "\(base)-\(n)"
-      if mkdir(path, 0o755) == 0 { return path }
-      if errno != EEXIST {
-        throw FileError(file: path, message: "cannot create the directory: " + String(cString: strerror(errno)).lowercased())
+      do throws(Errno) {
+        try FileSystem.makeDirectory(path)
+        return path
+      } catch where error == .fileExists {
+      } catch {
+        throw FileError(file: path, message: "cannot create the directory: " + error.description.lowercased())
       }
     }
     throw FileError(file: base, message: "1000 directories of this name already exist")

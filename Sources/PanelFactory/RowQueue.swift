@@ -63,19 +63,19 @@ public struct RowQueue: Sendable {
       self.id = id
       self.fd = fd
     }
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { if fd >= 0 { FileDescriptor(rawValue: fd).close() } }
 
     /// The files are committed: the entry becomes a row to deliver.
     public func committed() throws(FileError) {
       try FilesPOSIX.renameDurably(queue.path(id, "pending"), to: queue.path(id, "row"))
-      close(fd)
+      FileDescriptor(rawValue: fd).close()
       fd = -1
     }
 
     /// The run did not commit: the entry goes.
     public func abandon() {
-      unlink(queue.path(id, "pending"))
-      close(fd)
+      try? FileSystem.unlink(queue.path(id, "pending"))
+      FileDescriptor(rawValue: fd).close()
       fd = -1
     }
   }
@@ -85,18 +85,22 @@ public struct RowQueue: Sendable {
     try createDirectory()
     let bytes = try Self.encode(entry)
     let temporary = "\(directory)/.\(entry.row.id).tmp-\(getpid())"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw Self.failure(temporary, "cannot create") }
+    let file: FileDescriptor
+    do throws(Errno) {
+      file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+    } catch {
+      throw Self.failure(temporary, "cannot create", error)
+    }
     do throws(FileError) {
-      guard flock(fd, LOCK_EX) == 0 else { throw Self.failure(temporary, "cannot lock") }
-      try FilesPOSIX.writeSynced(fd, bytes, path: temporary)
+      do throws(Errno) { try file.lockExclusive() } catch { throw Self.failure(temporary, "cannot lock", error) }
+      try FilesPOSIX.writeSynced(file.rawValue, bytes, path: temporary)
       try FilesPOSIX.renameDurably(temporary, to: path(entry.row.id, "pending"))
     } catch {
-      close(fd)
-      unlink(temporary)
+      file.close()
+      try? FileSystem.unlink(temporary)
       throw error
     }
-    return Pending(queue: self, id: entry.row.id, fd: fd)
+    return Pending(queue: self, id: entry.row.id, fd: file.rawValue)
   }
 
   /// Writes `entry` straight as a row to deliver (its files are committed).
@@ -126,27 +130,25 @@ public struct RowQueue: Sendable {
     for name in Self.entries(directory) where name.hasSuffix(".pending") {
       let id = String(name.dropLast(8))
       let pendingPath = path(id, "pending")
-      let fd = open(pendingPath, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { continue }
-      defer { close(fd) }
-      guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+      guard let fd = try? FileDescriptor.open(pendingPath, O_RDONLY) else { continue }
+      defer { fd.close() }
+      guard (try? fd.lockExclusive(wait: false)) != nil else {
         found.running += 1
         continue
       }
       // Still the same file under that name (its run may have renamed it
       // to .row, or another recovery settled it, while we waited)?
-      var mine = stat()
-      var named = stat()
-      guard fstat(fd, &mine) == 0, stat(pendingPath, &named) == 0, mine.st_ino == named.st_ino else { continue }
+      guard let mine = try? fd.status(), let named = try? FileSystem.status(pendingPath), mine.isSameFile(as: named)
+      else { continue }
       guard let entry = try? load(pendingPath), entry.row.id == id else {
-        unlink(pendingPath)  // a torn entry: its run died before the rename that made it visible... cannot happen, but never deliver it
+        try? FileSystem.unlink(pendingPath)  // a torn entry: its run died before the rename that made it visible... cannot happen, but never deliver it
         found.dropped += 1
         continue
       }
       if let last = entry.files.last, last.isInPlace {
         if (try? FilesPOSIX.renameDurably(pendingPath, to: path(id, "row"))) != nil { found.completed += 1 }
       } else {
-        unlink(pendingPath)
+        try? FileSystem.unlink(pendingPath)
         found.dropped += 1
       }
     }
@@ -170,7 +172,7 @@ public struct RowQueue: Sendable {
   }
 
   /// Removes a delivered row.
-  public func remove(_ id: String) { unlink(path(id, "row")) }
+  public func remove(_ id: String) { try? FileSystem.unlink(path(id, "row")) }
 
   /// Reads an entry.
   public func load(_ path: String) throws(FileError) -> QueueEntry {
@@ -205,11 +207,16 @@ public struct RowQueue: Sendable {
   }
 
   func createDirectory() throws(FileError) {
-    if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw Self.failure(directory, "cannot create the directory") }
+    do throws(Errno) {
+      try FileSystem.makeDirectory(directory)
+    } catch where error == .fileExists {
+    } catch {
+      throw Self.failure(directory, "cannot create the directory", error)
+    }
   }
 
-  static func failure(_ path: String, _ what: String) -> FileError {
-    FileError(file: path, message: "\(what): \(String(cString: strerror(errno)))")
+  static func failure(_ path: String, _ what: String, _ error: Errno) -> FileError {
+    FileError(file: path, message: "\(what): \(error)")
   }
 
   /// The queue's files (not the hidden temporaries), by name.

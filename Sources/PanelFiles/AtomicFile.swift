@@ -24,21 +24,21 @@ public enum AtomicFile {
     let (directory, name) = FilesPOSIX.split(file)
     let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
     let temporary = "\(directory)/.\(name).tmp-\(getpid())-\(suffix)"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-      throw FilesPOSIX.failure(path, "cannot create a temporary file in \(directory)")
+    let fd: FileDescriptor
+    do throws(Errno) {
+      fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+    } catch {
+      throw FilesPOSIX.failure(path, "cannot create a temporary file in \(directory)", error)
     }
     var closed = false
     do throws(FileError) {
-      try FilesPOSIX.writeSynced(fd, bytes, path: path)
+      try FilesPOSIX.writeSynced(fd.rawValue, bytes, path: path)
       closed = true
-      try FilesPOSIX.closeChecked(fd, path: path)
-      if rename(temporary, file) != 0 { throw FilesPOSIX.failure(path, "cannot rename \(temporary) to it") }
+      try FilesPOSIX.closeChecked(fd.rawValue, path: path)
+      try FilesPOSIX.renameChecked(temporary, to: file, naming: path)
     } catch {
-      if !closed {
-        close(fd)
-      }
-      unlink(temporary)
+      if !closed { fd.close() }
+      try? FileSystem.unlink(temporary)
       throw error
     }
     try FilesPOSIX.syncDirectory(of: file)

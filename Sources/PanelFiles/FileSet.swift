@@ -78,9 +78,9 @@ public struct FileSet: Sendable {
   public func prepare(_ files: [String: [UInt8]]) throws(FileError) -> Prepared {
     try checkNames()
     sweep()
-    if mkdir(runs, 0o755) != 0 && errno != EEXIST { throw FilesPOSIX.failure(runs, "cannot create the directory") }
+    try FileSet.makeDirectory(runs, existing: true)
     let staging = runs + "/.new-" + FileSet.unique()
-    guard mkdir(staging, 0o755) == 0 else { throw FilesPOSIX.failure(staging, "cannot create the directory") }
+    try FileSet.makeDirectory(staging)
     do throws(FileError) {
       for name in names {
         guard let bytes = files[name] else { continue }
@@ -102,12 +102,9 @@ public struct FileSet: Sendable {
   /// replaced by the set's link (`OutputFile`).
   public func checkNames() throws(FileError) {
     for name in names {
-      var info = stat()
-      guard lstat(path(name), &info) == 0 else { continue }
-      let type = info.st_mode & S_IFMT
-      if type != S_IFREG && type != S_IFLNK {
-        let what = type == S_IFDIR ? "a directory" : InputFile.describe(type)
-        throw OutputFile.refusal(path(name), "is \(what)")
+      guard let kind = try? FileSystem.status(path(name), followLinks: false).kind else { continue }
+      if kind != .regular && kind != .symbolicLink {
+        throw OutputFile.refusal(path(name), "is \(kind.described)")
       }
     }
   }
@@ -122,12 +119,12 @@ public struct FileSet: Sendable {
       if entry.hasPrefix(".new-") || (entry.hasPrefix("run-") && entry != kept) {
         FileSet.removeTree(runs + "/" + entry)
       } else if entry.hasPrefix(".current-") {
-        unlink(runs + "/" + entry)
+        try? FileSystem.unlink(runs + "/" + entry)
       }
     }
     for entry in FileSet.entries(of: directory) {
       for name in names where entry.hasPrefix("." + name + ".link-") || entry.hasPrefix("." + name + ".tmp-") {
-        unlink(path(entry))
+        try? FileSystem.unlink(path(entry))
       }
     }
   }
@@ -148,7 +145,7 @@ public struct FileSet: Sendable {
     if unlinked.isEmpty { return }
     if unlinked.contains(where: { TextFile.exists(path($0)) }) {
       let staging = runs + "/.new-" + FileSet.unique()
-      guard mkdir(staging, 0o755) == 0 else { throw FilesPOSIX.failure(staging, "cannot create the directory") }
+      try FileSet.makeDirectory(staging)
       do throws(FileError) {
         for name in names where TextFile.exists(path(name)) {
           try FileSet.keep(path(name), as: staging + "/" + name)
@@ -164,13 +161,15 @@ public struct FileSet: Sendable {
     }
     for name in unlinked {
       let temporary = path("." + name + ".link-" + FileSet.unique())
-      guard symlink(linkTarget(name), temporary) == 0 else {
-        throw FilesPOSIX.failure(path(name), "cannot create a link in \(directory)")
+      do throws(Errno) {
+        try FileSystem.symbolicLink(linkTarget(name), at: temporary)
+      } catch {
+        throw FilesPOSIX.failure(path(name), "cannot create a link in \(directory)", error)
       }
       do throws(FileError) {
         try FilesPOSIX.renameChecked(temporary, to: path(name))
       } catch {
-        unlink(temporary)
+        try? FileSystem.unlink(temporary)
         throw error
       }
     }
@@ -181,11 +180,16 @@ public struct FileSet: Sendable {
   func switchCurrent(to run: String) throws(FileError) {
     let (_, runName) = FilesPOSIX.split(run)
     let temporary = runs + "/.current-" + FileSet.unique()
-    guard symlink(runName, temporary) == 0 else { throw FilesPOSIX.failure(current, "cannot create a link") }
-    guard rename(temporary, current) == 0 else {
-      let code = errno
-      unlink(temporary)
-      throw FilesPOSIX.failure(current, "cannot rename \(temporary) to it", code)
+    do throws(Errno) {
+      try FileSystem.symbolicLink(runName, at: temporary)
+    } catch {
+      throw FilesPOSIX.failure(current, "cannot create a link", error)
+    }
+    do throws(FileError) {
+      try FilesPOSIX.renameChecked(temporary, to: current)
+    } catch {
+      try? FileSystem.unlink(temporary)
+      throw error
     }
     try? FilesPOSIX.syncDirectory(of: current)
   }
@@ -194,59 +198,56 @@ public struct FileSet: Sendable {
 
   /// Writes `bytes` to `path` and fsyncs it.
   static func writeSynced(_ bytes: [UInt8], to path: String, creating: Bool) throws(FileError) {
-    let flags = O_WRONLY | O_TRUNC | O_CLOEXEC | (creating ? O_CREAT | O_EXCL : 0)
-    let fd = open(path, flags, 0o644)
-    guard fd >= 0 else { throw FilesPOSIX.failure(path, "cannot create") }
-    var failure: FileError?
-    bytes.withUnsafeBytes { raw in
-      do throws(FileError) {
-        try FilesPOSIX.writeAll(fd, raw, path: path)
-        try FilesPOSIX.sync(fd, path: path)
-      } catch {
-        failure = error
-      }
+    let flags = O_WRONLY | O_TRUNC | (creating ? O_CREAT | O_EXCL : 0)
+    let fd: FileDescriptor
+    do throws(Errno) {
+      fd = try FileDescriptor.open(path, flags, mode: 0o644)
+    } catch {
+      throw FilesPOSIX.failure(path, "cannot create", error)
     }
-    if let failure {
-      close(fd)
-      throw failure
+    do throws(FileError) {
+      try FilesPOSIX.writeSynced(fd.rawValue, bytes, path: path)
+    } catch {
+      fd.close()
+      throw error
     }
-    try FilesPOSIX.closeChecked(fd, path: path)
+    try FilesPOSIX.closeChecked(fd.rawValue, path: path)
   }
 
   /// Puts the file `source` names (following links) at `destination`: a
   /// hard link, or a copy across file systems.
   static func keep(_ source: String, as destination: String) throws(FileError) {
-    if linkat(AT_FDCWD, source, AT_FDCWD, destination, AT_SYMLINK_FOLLOW) == 0 { return }
+    if (try? FileSystem.hardLink(source, at: destination)) != nil { return }
     let bytes = try InputFile.read(source, limit: InputFile.SizeLimit(bytes: 64 << 20, kind: "a file kept with its set"))
     try writeSynced(bytes, to: destination, creating: true)
   }
 
   /// A link's target, or nil when `path` is not a link.
   static func readLink(_ path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: 4097)
-    let n = readlink(path, &buffer, 4096)
-    guard n > 0 else { return nil }
-    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let text = try? FileSystem.readLink(path), !text.isEmpty else { return nil }
+    return text
   }
 
   /// The names in a directory (none when it cannot be read).
   package static func entries(of directory: String) -> [String] {
-    guard let dir = opendir(directory) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names
+    (try? FileSystem.entries(of: directory)) ?? []
   }
 
   /// Removes a directory of files (a run), or a file.
   static func removeTree(_ path: String) {
-    for entry in entries(of: path) { unlink(path + "/" + entry) }
-    if rmdir(path) != 0 { unlink(path) }
+    for entry in entries(of: path) { try? FileSystem.unlink(path + "/" + entry) }
+    if (try? FileSystem.removeDirectory(path)) == nil { try? FileSystem.unlink(path) }
+  }
+
+  /// mkdir(2) with the error naming `path` (an existing one is fine when
+  /// `existing`).
+  static func makeDirectory(_ path: String, existing: Bool = false) throws(FileError) {
+    do throws(Errno) {
+      try FileSystem.makeDirectory(path)
+    } catch where existing && error == .fileExists {
+    } catch {
+      throw FilesPOSIX.failure(path, "cannot create the directory", error)
+    }
   }
 
   /// A short random name part.

@@ -4,48 +4,33 @@
   import Darwin
 #endif
 
-/// Thin wrappers over POSIX file calls that turn failures into `FileError`s
-/// naming the path and the errno text.
+/// The file calls of `AtomicFile`, `FileSet` and the recordings, over
+/// `FileDescriptor` and `FileSystem` (so through the kernel shims: a
+/// `MockKernel` can fail any of them in tests), turning failures into
+/// `FileError`s naming the path and the errno text.
 package enum FilesPOSIX {
-  /// The text for an errno value, e.g. "No such file or directory".
-  static func errnoText(_ code: Int32) -> String {
-    String(cString: strerror(code))
-  }
-
   /// An error about `path` with the errno text appended: "cannot open: No such file or directory".
-  static func failure(_ path: String, _ what: String, _ code: Int32 = errno) -> FileError {
-    FileError(file: path, message: "\(what): \(errnoText(code))")
+  static func failure(_ path: String, _ what: String, _ error: Errno) -> FileError {
+    FileError(file: path, message: "\(what): \(error)")
   }
 
   /// Reads up to `count` bytes into `buffer`; 0 means end of file.
   static func readSome(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, path: String)
     throws(FileError) -> Int
   {
-    while true {
-      let result = read(fd, buffer, count)
-      if result >= 0 {
-        return result
-      }
-      if errno != EINTR {
-        throw failure(path, "cannot read")
-      }
+    do throws(Errno) {
+      return try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count))
+    } catch {
+      throw failure(path, "cannot read", error)
     }
   }
 
-  /// Writes all of `bytes` (retrying short writes and EINTR).
+  /// Writes all of `bytes` (short writes continued, EINTR retried).
   static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileError) {
-    guard var next = bytes.baseAddress else { return }
-    var remaining = bytes.count
-    while remaining > 0 {
-      let written = write(fd, next, remaining)
-      if written < 0 {
-        if errno == EINTR {
-          continue
-        }
-        throw failure(path, "cannot write")
-      }
-      next += written
-      remaining -= written
+    do throws(Errno) {
+      try FileDescriptor(rawValue: fd).writeAll(bytes)
+    } catch {
+      throw failure(path, "cannot write", error)
     }
   }
 
@@ -70,47 +55,49 @@ package enum FilesPOSIX {
     try syncDirectory(of: to)
   }
 
-  /// fsync, retrying EINTR.
+  /// fsync, EINTR retried.
   static func sync(_ fd: Int32, path: String) throws(FileError) {
-    while fsync(fd) != 0 {
-      if errno != EINTR {
-        throw failure(path, "cannot fsync")
-      }
+    do throws(Errno) {
+      try FileDescriptor(rawValue: fd).sync()
+    } catch {
+      throw failure(path, "cannot fsync", error)
     }
   }
 
   /// Closes `fd`, reporting errors (a failed close can mean lost data on some file systems).
   static func closeChecked(_ fd: Int32, path: String) throws(FileError) {
-    if close(fd) != 0 && errno != EINTR {
-      throw failure(path, "cannot close")
+    do throws(Errno) {
+      try FileDescriptor(rawValue: fd).closeReporting()
+    } catch {
+      throw failure(path, "cannot close", error)
     }
   }
 
-  /// Renames `from` over `to`; the error names `to`.
-  static func renameChecked(_ from: String, to: String) throws(FileError) {
-    if rename(from, to) != 0 {
-      throw failure(to, "cannot rename \(from) to it")
+  /// Renames `from` over `to`; the error names `naming` (by default `to`).
+  static func renameChecked(_ from: String, to: String, naming: String? = nil) throws(FileError) {
+    do throws(Errno) {
+      try FileSystem.rename(from, to: to)
+    } catch {
+      throw failure(naming ?? to, "cannot rename \(from) to it", error)
     }
   }
 
   /// fsyncs the directory holding `path`, so that a rename into it is durable.
   static func syncDirectory(of path: String) throws(FileError) {
     let directory = split(path).directory
-    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard fd >= 0 else {
-      throw failure(path, "cannot open directory \(directory) to fsync it")
+    let fd: FileDescriptor
+    do throws(Errno) {
+      fd = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+    } catch {
+      throw failure(path, "cannot open directory \(directory) to fsync it", error)
     }
-    defer { close(fd) }
-    while fsync(fd) != 0 {
+    defer { fd.close() }
+    do throws(Errno) {
+      try fd.sync()
+    } catch where error == .invalidArgument || error == .notSupported {
       // Some file systems do not support fsync on directories; that is not a failure.
-      let code = errno
-      if code == EINTR {
-        continue
-      }
-      if code == EINVAL || code == ENOTSUP {
-        return
-      }
-      throw failure(path, "cannot fsync directory \(directory)", code)
+    } catch {
+      throw failure(path, "cannot fsync directory \(directory)", error)
     }
   }
 

@@ -51,34 +51,32 @@ public enum InputFile {
   /// what it names. The descriptor of a regular file blocks as usual; a
   /// named pipe's stays non-blocking.
   public static func open(_ path: String, accepting accepts: Accepts = .regularFile) throws(FileError) -> Int32 {
-    var fd: Int32 = -1
-    repeat {
-      fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    } while fd < 0 && errno == EINTR
-    guard fd >= 0 else {
-      let code = errno
-      if code == ENOENT { throw FileError(file: path, message: "no such file") }
-      throw FilesPOSIX.failure(path, "cannot open", code)
+    let fd: FileDescriptor
+    do throws(Errno) {
+      fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
+    } catch where error == .noSuchFileOrDirectory {
+      throw FileError(file: path, message: "no such file")
+    } catch {
+      throw FilesPOSIX.failure(path, "cannot open", error)
     }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else {
-      let code = errno
-      Glibc.close(fd)
-      throw FilesPOSIX.failure(path, "cannot stat", code)
+    let kind: FileKind
+    do throws(Errno) {
+      kind = try fd.status().kind
+    } catch {
+      fd.close()
+      throw FilesPOSIX.failure(path, "cannot stat", error)
     }
-    let type = info.st_mode & S_IFMT
-    switch type {
-    case S_IFREG:
-      let flags = fcntl(fd, F_GETFL)
-      if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-      return fd
-    case S_IFIFO where accepts == .regularFileOrPipe:
-      return fd
+    switch kind {
+    case .regular:
+      try? fd.setNonBlocking(false)
+      return fd.rawValue
+    case .namedPipe where accepts == .regularFileOrPipe:
+      return fd.rawValue
     default:
-      Glibc.close(fd)
-      if type == S_IFDIR { throw FileError(file: path, message: "is a directory, not a file") }
+      fd.close()
+      if kind == .directory { throw FileError(file: path, message: "is a directory, not a file") }
       let wanted = accepts == .regularFile ? "a regular file" : "a regular file or a named pipe"
-      throw FileError(file: path, message: "is \(describe(type)), not \(wanted)")
+      throw FileError(file: path, message: "is \(kind.described), not \(wanted)")
     }
   }
 
@@ -87,12 +85,12 @@ public enum InputFile {
   /// file that grows, or a `/proc` file that says 0, is still capped).
   public static func read(_ path: String, limit: SizeLimit) throws(FileError) -> [UInt8] {
     let fd = try open(path)
-    defer { Glibc.close(fd) }
+    defer { FileDescriptor(rawValue: fd).close() }
     let tooLarge = FileError(file: path, message: "larger than \(limit.shown) (the limit for \(limit.kind))")
-    var info = stat()
-    if fstat(fd, &info) == 0, Int(info.st_size) > limit.bytes { throw tooLarge }
+    let size = (try? FileDescriptor(rawValue: fd).status().size) ?? 0
+    if size > limit.bytes { throw tooLarge }
     var result: [UInt8] = []
-    result.reserveCapacity(max(0, min(Int(info.st_size), limit.bytes)))
+    result.reserveCapacity(max(0, min(size, limit.bytes)))
     let chunkSize = 64 * 1024
     let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
     defer { chunk.deallocate() }
@@ -101,17 +99,6 @@ public enum InputFile {
       if n == 0 { return result }
       result.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
       if result.count > limit.bytes { throw tooLarge }
-    }
-  }
-
-  static func describe(_ type: mode_t) -> String {
-    switch type {
-    case S_IFCHR: "a character device"
-    case S_IFBLK: "a block device"
-    case S_IFIFO: "a named pipe"
-    case S_IFSOCK: "a socket"
-    case S_IFLNK: "a symbolic link"
-    default: "a special file"
     }
   }
 }

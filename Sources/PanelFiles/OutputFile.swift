@@ -35,23 +35,27 @@ public enum OutputFile {
     if devices.contains(path) { return .device(path) }
     var current = path
     for _ in 0..<40 {
-      var info = stat()
-      guard lstat(current, &info) == 0 else {
-        let code = errno
-        if code == ENOENT && current == path { return .file(path) }
-        if code == ENOENT { throw refusal(path, "is a symbolic link to nothing (\(current))") }
-        throw FilesPOSIX.failure(path, "cannot examine it", code)
+      let kind: FileKind
+      do throws(Errno) {
+        kind = try FileSystem.status(current, followLinks: false).kind
+      } catch where error == .noSuchFileOrDirectory {
+        if current == path { return .file(path) }
+        throw refusal(path, "is a symbolic link to nothing (\(current))")
+      } catch {
+        throw FilesPOSIX.failure(path, "cannot examine it", error)
       }
-      let type = info.st_mode & S_IFMT
-      switch type {
-      case S_IFREG:
+      switch kind {
+      case .regular:
         return .file(current)
-      case S_IFLNK:
-        guard let text = FileSet.readLink(current) else { throw FilesPOSIX.failure(path, "cannot read the link") }
+      case .symbolicLink:
+        let text: String
+        do throws(Errno) { text = try FileSystem.readLink(current) } catch {
+          throw FilesPOSIX.failure(path, "cannot read the link", error)
+        }
         if current == path, let ownLink, text == ownLink { return .file(path) }
         current = text.hasPrefix("/") ? text : FilesPOSIX.split(current).directory + "/" + text
       default:
-        let what = type == S_IFDIR ? "a directory" : InputFile.describe(type)
+        let what = kind.described
         throw refusal(path, current == path ? "is \(what)" : "leads to \(what) (\(current))")
       }
     }
@@ -67,9 +71,12 @@ public enum OutputFile {
   /// Opens a device target for writing: standard output's own descriptor
   /// (a duplicate), or the device itself.
   static func openDevice(_ device: String) throws(FileError) -> Int32 {
-    let fd = device == "/dev/stdout" ? dup(1) : open(device, O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw FilesPOSIX.failure(device, "cannot open") }
-    return fd
+    do throws(Errno) {
+      let fd = device == "/dev/stdout" ? try FileDescriptor.standardOutput.duplicate() : try FileDescriptor.open(device, O_WRONLY)
+      return fd.rawValue
+    } catch {
+      throw FilesPOSIX.failure(device, "cannot open", error)
+    }
   }
 
   /// Writes `bytes` into a device target.
@@ -79,7 +86,7 @@ public enum OutputFile {
     bytes.withUnsafeBytes { raw in
       do throws(FileError) { try FilesPOSIX.writeAll(fd, raw, path: device) } catch { failure = error }
     }
-    close(fd)
+    FileDescriptor(rawValue: fd).close()
     if let failure { throw failure }
   }
 }

@@ -247,8 +247,7 @@ final class RecordingLineSource {
 
   init(path: String) throws(FileError) {
     fd = try InputFile.open(path)
-    var info = stat()
-    size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+    size = (try? FileDescriptor(rawValue: fd).status().size) ?? 0
     self.path = path
     capacity = RecordingLineSource.initialCapacity
     buffer = .allocate(capacity: capacity)
@@ -256,7 +255,7 @@ final class RecordingLineSource {
 
   deinit {
     buffer.deallocate()
-    close(fd)
+    FileDescriptor(rawValue: fd).close()
   }
 
   /// The next line without its `\n` or `\r\n`, valid until the next call; nil at the end.

@@ -138,10 +138,16 @@ final class RecordingSink {
       finalPath = file
       // A `.partial` left by an earlier run is replaced, never followed
       // (a link there could lead anywhere).
-      if unlink(partialPath) != 0 && errno != ENOENT { throw FilesPOSIX.failure(partialPath, "cannot replace") }
-      fd = open(partialPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-      guard fd >= 0 else {
-        throw FilesPOSIX.failure(partialPath, "cannot create")
+      do throws(Errno) {
+        try FileSystem.unlink(partialPath)
+      } catch where error == .noSuchFileOrDirectory {
+      } catch {
+        throw FilesPOSIX.failure(partialPath, "cannot replace", error)
+      }
+      do throws(Errno) {
+        fd = try FileDescriptor.open(partialPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644).rawValue
+      } catch {
+        throw FilesPOSIX.failure(partialPath, "cannot create", error)
       }
     }
     self.capacity = capacity
@@ -151,7 +157,7 @@ final class RecordingSink {
   deinit {
     if fd >= 0 {
       try? flush()
-      close(fd)
+      FileDescriptor(rawValue: fd).close()
     }
     buffer.deallocate()
   }
@@ -189,16 +195,12 @@ final class RecordingSink {
       throw FileError(file: partialPath, message: "the recording is already finished")
     }
     while written < count {
-      let result = write(fd, buffer + written, count - written)
-      if result < 0 {
-        if errno == EINTR {
-          continue
-        }
-        let code = errno
+      do throws(Errno) {
+        written += try FileDescriptor(rawValue: fd).write(UnsafeRawBufferPointer(start: buffer + written, count: count - written))
+      } catch {
         keepWholeRows()
-        throw FilesPOSIX.failure(partialPath, "cannot write", code)
+        throw FilesPOSIX.failure(partialPath, "cannot write", error)
       }
-      written += result
     }
     fileBytes += written
     count = 0
@@ -211,7 +213,8 @@ final class RecordingSink {
     var whole = written
     while whole > 0 && buffer[whole - 1] != UInt8(ascii: "\n") { whole -= 1 }
     let end = fileBytes + whole
-    if ftruncate(fd, off_t(end)) == 0 && lseek(fd, off_t(end), SEEK_SET) == off_t(end) {
+    let file = FileDescriptor(rawValue: fd)
+    if (try? file.truncate(to: end)) != nil, (try? file.seek(to: end)) != nil {
       fileBytes = end
       (buffer).update(from: buffer + whole, count: count - whole)
       count -= whole

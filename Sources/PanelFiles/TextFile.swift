@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Whole small text files: the one reader behind every TOML file (boards,
 /// plans, scenarios, regions, sessions, calibration records), so that each
 /// says the same about a missing file, a directory or bytes that are not text.
@@ -27,13 +21,11 @@ public enum TextFile {
 
   /// Whether `path` names an existing file (or directory).
   public static func exists(_ path: String) -> Bool {
-    var s = stat()
-    return stat(path, &s) == 0
+    FileSystem.exists(path)
   }
 
   /// Whether `path` names an existing directory.
   public static func isDirectory(_ path: String) -> Bool {
-    var s = stat()
-    return stat(path, &s) == 0 && (s.st_mode & S_IFMT) == S_IFDIR
+    (try? FileSystem.status(path).kind) == .directory
   }
 }

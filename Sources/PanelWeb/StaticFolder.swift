@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOPosix
+import PanelFiles
 
 #if canImport(Glibc)
   import Glibc
@@ -28,12 +29,13 @@ struct StaticFolder: FileProvider {
     guard let resolved = Self.realPath(path) else {
       throw ServeError("--static \(path): \(String(cString: strerror(errno)))")
     }
-    var s = stat()
-    guard stat(resolved, &s) == 0, (s.st_mode & S_IFMT) == S_IFDIR else {
+    guard (try? FileSystem.status(resolved).kind) == .directory else {
       throw ServeError("--static \(path): not a folder")
     }
-    guard access(resolved, R_OK | X_OK) == 0 else {
-      throw ServeError("--static \(path): cannot be read (\(String(cString: strerror(errno))))")
+    do throws(Errno) {
+      try FileSystem.checkAccess(resolved, R_OK | X_OK)
+    } catch {
+      throw ServeError("--static \(path): cannot be read (\(error))")
     }
     root = resolved
     files = LocalFileSystem(rootFolder: resolved, threadPool: .singleton, logger: Logger(label: "static") { _ in SwiftLogNoOpLogHandler() })
@@ -54,10 +56,7 @@ struct StaticFolder: FileProvider {
 
   func getAttributes(id: String) async throws -> FileAttributes? {
     guard let resolved = Self.realPath(id), resolved == root || resolved.hasPrefix(root + "/") else { return nil }
-    var s = stat()
-    guard stat(resolved, &s) == 0 else { return nil }
-    let kind = s.st_mode & S_IFMT
-    guard kind == S_IFREG || kind == S_IFDIR else { return nil }
+    guard let kind = try? FileSystem.status(resolved).kind, kind == .regular || kind == .directory else { return nil }
     return try await files.getAttributes(id: resolved)
   }
 

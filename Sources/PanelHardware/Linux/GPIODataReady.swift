@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import CGPIOD
+import PanelFiles
 
 /// One GPIO line: a chip (`gpiochip0`, `/dev/gpiochip0`) and an offset.
 public struct GPIOLine: Hashable, Sendable, CustomStringConvertible {

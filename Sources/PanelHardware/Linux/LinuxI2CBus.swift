@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import CI2C
+import PanelFiles
 
 /// Why an I2C bus device could not be opened.
 public enum I2CBusOpenError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import PanelFiles
 import PanelHardware
 
 /// One NDJSON connection of `listen`: the bytes of its unfinished line.

@@ -1,3 +1,4 @@
+import PanelFiles
 import PanelHardware
 
 #if canImport(Glibc)

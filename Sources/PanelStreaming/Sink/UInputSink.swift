@@ -1,4 +1,5 @@
 import CUInput
+import PanelFiles
 import PanelFormats
 import PanelHardware
 
@@ -21,23 +22,27 @@ public final class UInputDevice {
 
   /// Opens `path` and creates the device; errors name the ioctl that failed.
   public init(name: String, axes: MultiTouchAxes, path: String = "/dev/uinput") throws(SinkError) {
-    let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else {
-      let e = errno
-      let hint = e == ENOENT ? " (load the uinput module: modprobe uinput)" : e == EACCES ? " (needs root or the input group)" : ""
-      throw .device("uinput: cannot open \(path): \(String(cString: strerror(e)))\(hint)")
+    let device: FileDescriptor
+    do throws(Errno) {
+      device = try FileDescriptor.open(path, O_WRONLY | O_NONBLOCK)
+    } catch {
+      let hint =
+        error == .noSuchFileOrDirectory
+        ? " (load the uinput module: modprobe uinput)" : error == .permissionDenied ? " (needs root or the input group)" : ""
+      throw .device("uinput: cannot open \(path): \(error)\(hint)")
     }
+    let fd = device.rawValue
     func check(_ status: Int32, _ what: String) throws(SinkError) {
       guard status >= 0 else {
-        let e = errno
-        Glibc.close(fd)
-        throw .device("uinput \(path): \(what) failed: \(String(cString: strerror(e)))")
+        let e = Errno.current
+        device.close()
+        throw .device("uinput \(path): \(what) failed: \(e)")
       }
     }
     var version: UInt32 = 0
     try check(cuinput_version(fd, &version), "UI_GET_VERSION")
     guard version >= 5 else {
-      Glibc.close(fd)
+      device.close()
       throw .device("uinput \(path): version \(version) has no UI_ABS_SETUP (needs 5, Linux 4.5)")
     }
     try check(cuinput_set_evbit(fd, EV_SYN), "UI_SET_EVBIT EV_SYN")
@@ -72,7 +77,7 @@ public final class UInputDevice {
 
   deinit {
     _ = cuinput_dev_destroy(fd)
-    Glibc.close(fd)
+    FileDescriptor(rawValue: fd).close()
   }
 
   /// Writes the events (a whole frame) in one write(), so the frame
@@ -85,15 +90,8 @@ public final class UInputDevice {
 
   /// `/dev/input/eventN` of /sys/devices/virtual/input/SYSNAME/eventN.
   static func eventNode(sysname: String) -> String? {
-    guard let dir = opendir("/sys/devices/virtual/input/" + sysname) else { return nil }
-    defer { closedir(dir) }
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name.hasPrefix("event") { return "/dev/input/" + name }
-    }
-    return nil
+    let names = (try? FileSystem.entries(of: "/sys/devices/virtual/input/" + sysname)) ?? []
+    return names.first { $0.hasPrefix("event") }.map { "/dev/input/" + $0 }
   }
 }
 

@@ -4,7 +4,7 @@ import Testing
   import Glibc
 #endif
 
-@testable import PanelHardware
+@testable import PanelFiles
 
 /// RLIMIT_NOFILE through the syscall shims: the soft limit raised to the
 /// hard one, the hard one left alone, failures typed.

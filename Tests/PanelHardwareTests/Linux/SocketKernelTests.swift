@@ -128,6 +128,8 @@ import PanelTestSupport
         k.then("read", wouldBlock)
         k.then("read", interrupted, .bytes(Array("rm\nforce_touch off\n".utf8)))
         k.then("read", .failure(.ioError))
+        // The file is opened through the shims too (InputFile): descriptor 40.
+        k.then("open", .value(40))
         return try ControlChannel(path: path, board: board)
       }
       var seen: [InteractionCommand] = []
@@ -138,7 +140,7 @@ import PanelTestSupport
         errors += bad
         if frame == 1 { #expect(seen.isEmpty) }  // half a line, then nothing: nothing yet
       }
-      channel.close()
+      k.kernel.run { channel.close() }  // the mocked descriptor, not a real one
       #expect(seen.count == 2)
       if case .sensitivity(.firm)? = seen.first {} else { Issue.record("expected sensitivity firm, got \(seen)") }
       if case .forceTouch(false)? = seen.last {} else { Issue.record("expected force_touch off, got \(seen)") }
@@ -147,7 +149,11 @@ import PanelTestSupport
       #expect(errors.first?.description.contains(path) == true)
       #expect(errors.first?.description.contains("cannot read: Input/output error") == true)
       #expect(k.calls("read").count == 6)  // 4 answered reads + 2 retried EINTR, none after EIO
-      #expect(k.calls("fcntl").count == 2)  // F_GETFL, F_SETFL O_NONBLOCK
+      #expect(k.calls("open").count == 1)
+      #expect(k.calls("close") == [.close(fd: 40)])
+      // InputFile: F_GETFL (a regular file opened O_NONBLOCK blocks again:
+      // the mock's flags are clear already); the channel: F_GETFL, F_SETFL O_NONBLOCK.
+      #expect(k.calls("fcntl").count == 3)
     }
 
     @Test func listenPrintsWholeLinesThroughShortWritesAndSpuriousWakeups() throws {

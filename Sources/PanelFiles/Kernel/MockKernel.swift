@@ -9,6 +9,9 @@
     public private(set) var trace: [KernelCall] = []
     /// Answers every call that no injected failure took.
     public var respond: (KernelCall) -> KernelReply
+    /// Set (`passingThrough`): answers a call, or leaves it to the real
+    /// kernel (nil) — injected failures on real files and sockets.
+    var pass: ((KernelCall) -> KernelReply?)?
 
     struct Failure {
       var errno: Errno
@@ -17,7 +20,7 @@
     }
     var failures: [Failure] = []
 
-    @TaskLocal static var current: MockKernel?
+    @TaskLocal package static var current: MockKernel?
 
     /// A kernel that answers `respond` (by default: every call succeeds).
     public init(respond: @escaping (KernelCall) -> KernelReply = { _ in .ok }) {
@@ -31,6 +34,17 @@
       failures.append(Failure(errno: errno, remaining: times, matches: matches))
     }
 
+    /// A kernel that records every call and passes each to the real
+    /// kernel, but for the injected failures and what `answer` answers
+    /// (nil: the real call).
+    public static func passingThrough(
+      answer: @escaping (KernelCall) -> KernelReply? = { _ in nil }
+    ) -> MockKernel {
+      let kernel = MockKernel()
+      kernel.pass = answer
+      return kernel
+    }
+
     /// Runs `body` with this kernel answering the shims of the current task.
     public func run<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
       let result: Result<R, E> = Self.$current.withValue(self) {
@@ -42,12 +56,13 @@
     /// Forgets the trace so far.
     public func clearTrace() { trace.removeAll() }
 
-    func answer(_ call: KernelCall) -> KernelReply {
+    package func answer(_ call: KernelCall) -> KernelReply? {
       trace.append(call)
       if let i = failures.firstIndex(where: { $0.remaining > 0 && $0.matches(call) }) {
         failures[i].remaining -= 1
         return .failure(failures[i].errno)
       }
+      if let pass { return pass(call) }
       return respond(call)
     }
   }
@@ -68,6 +83,10 @@
     public var event: (type: Int32, timestamp_ns: UInt64) = (0, 0)
     /// getrlimit: the soft and hard limits.
     public var limit: (soft: UInt64, hard: UInt64) = (0, 0)
+    /// stat, lstat, fstat: what the name is and its size.
+    public var status = FileStatus(kind: .regular)
+    /// Reading a directory: the names in it.
+    public var names: [String] = []
 
     public init() {}
 
@@ -102,6 +121,16 @@
     public static func limit(soft: UInt64, hard: UInt64) -> KernelReply {
       var r = KernelReply()
       r.limit = (soft, hard)
+      return r
+    }
+    public static func status(_ s: FileStatus) -> KernelReply {
+      var r = KernelReply()
+      r.status = s
+      return r
+    }
+    public static func names(_ n: [String]) -> KernelReply {
+      var r = KernelReply()
+      r.names = n
       return r
     }
     public static func event(type: Int32, timestamp_ns: UInt64) -> KernelReply {

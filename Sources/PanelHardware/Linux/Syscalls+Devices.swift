@@ -1,31 +1,15 @@
-// Thin shims over every kernel call the firmware makes (the bus, GPIO,
-// process limits here; files and sockets in Syscalls+IO.swift), in the C
-// convention (-1 and errno; NULL and errno). In debug builds a
-// `MockKernel` running on the current task answers them instead, so tests
-// see the exact arguments and can make any call fail.
+// Thin shims over the kernel calls of the bus and GPIO (i2c-dev ioctls
+// through CI2C, libi2c's SMBus calls, libgpiod through CGPIOD), in the C
+// convention (-1 and errno; NULL and errno), beside the shims of files,
+// sockets and poll in PanelFiles (Kernel/Syscalls*.swift). In debug builds
+// a `MockKernel` running on the current task answers them instead, so
+// tests see the exact arguments and can make any call fail.
 #if canImport(Glibc)
   import Glibc
 #endif
 import CGPIOD
 import CI2C
-
-#if ENABLE_MOCKING
-  /// The mocked kernel's answer to `call`, when a test installed one.
-  @inline(__always)
-  func mocked(_ call: @autoclosure () -> KernelCall) -> KernelReply? {
-    if let kernel = MockKernel.current { return kernel.answer(call()) }
-    return nil
-  }
-
-  /// A mocked reply in the C convention.
-  func cResult(_ reply: KernelReply) -> CInt {
-    if let e = reply.errno {
-      errno = e.rawValue
-      return -1
-    }
-    return reply.value
-  }
-#endif
+import PanelFiles
 
 /// libi2c returns a negative errno; turn it into -1 and errno.
 @inline(__always)
@@ -35,20 +19,6 @@ private func fromNegativeErrno(_ value: Int32) -> CInt {
     return -1
   }
   return value
-}
-
-func system_open(_ path: String, _ flags: CInt) -> CInt {
-  #if ENABLE_MOCKING
-    if let r = mocked(.open(path: path, flags: flags)) { return cResult(r) }
-  #endif
-  return open(path, flags)
-}
-
-func system_close(_ fd: CInt) -> CInt {
-  #if ENABLE_MOCKING
-    if let r = mocked(.close(fd: fd)) { return cResult(r) }
-  #endif
-  return close(fd)
 }
 
 func system_i2c_funcs(_ fd: CInt, _ mask: inout UInt) -> CInt {
@@ -185,28 +155,6 @@ func system_smbus_write_i2c_block(
   return fromNegativeErrno(i2c_smbus_write_i2c_block_data(fd, command, UInt8(length), bytes))
 }
 
-// MARK: process limits
-
-func system_getrlimit_nofile(_ limit: inout rlimit) -> CInt {
-  #if ENABLE_MOCKING
-    if let r = mocked(.getDescriptorLimit) {
-      if r.errno == nil { limit = rlimit(rlim_cur: rlim_t(r.limit.soft), rlim_max: rlim_t(r.limit.hard)) }
-      return cResult(r)
-    }
-  #endif
-  return getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-}
-
-func system_setrlimit_nofile(_ limit: rlimit) -> CInt {
-  #if ENABLE_MOCKING
-    if let r = mocked(.setDescriptorLimit(soft: UInt64(limit.rlim_cur), hard: UInt64(limit.rlim_max))) {
-      return cResult(r)
-    }
-  #endif
-  var limit = limit
-  return setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-}
-
 // MARK: waiting
 
 /// ppoll for POLLIN on `fds`, at most `timeout_ns`.
@@ -281,15 +229,4 @@ func system_gpio_release(_ line: OpaquePointer) {
     }
   #endif
   cgpiod_release(line)
-}
-
-/// Whether a `MockKernel` answers the shims on this task (always false in
-/// release builds). Owners of descriptors remember it at creation, so a
-/// mocked descriptor is never closed for real.
-package var kernelIsMocked: Bool {
-  #if ENABLE_MOCKING
-    return MockKernel.current != nil
-  #else
-    return false
-  #endif
 }

@@ -51,6 +51,33 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
   case getsockname(fd: Int32)
   /// poll(fds with events, timeout): the reply's revents per descriptor.
   case poll(fds: [Int32], events: [Int16], timeout_ms: Int32)
+  case fsync(fd: Int32)
+  /// fstat(fd): the reply's `status`.
+  case fstat(fd: Int32)
+  /// stat(path), or lstat(path) when not following links: the reply's `status`.
+  case stat(path: String, followLinks: Bool)
+  /// access(path, mode)
+  case access(path: String, mode: Int32)
+  /// flock(fd, LOCK_EX or LOCK_SH, LOCK_NB unless waiting)
+  case lock(fd: Int32, exclusive: Bool, wait: Bool)
+  /// ftruncate(fd, length)
+  case truncate(fd: Int32, length: Int64)
+  /// lseek(fd, offset, SEEK_SET)
+  case seek(fd: Int32, offset: Int64)
+  /// fcntl(fd, F_DUPFD_CLOEXEC): the reply's value is the new descriptor.
+  case dup(fd: Int32)
+  case rename(from: String, to: String)
+  case unlink(path: String)
+  case mkdir(path: String)
+  case rmdir(path: String)
+  /// symlink(target, path)
+  case symlink(target: String, path: String)
+  /// linkat(source, destination, AT_SYMLINK_FOLLOW)
+  case link(source: String, destination: String)
+  /// readlink(path): the reply's bytes are the link's text.
+  case readlink(path: String)
+  /// opendir, readdir, closedir: the reply's `names`.
+  case readDirectory(path: String)
 
   public var description: String {
     switch self {
@@ -82,6 +109,22 @@ public enum KernelCall: Equatable, Sendable, CustomStringConvertible {
     case .setsockopt(let fd, let l, let n, let v): return "setsockopt(\(fd), \(l), \(n), \(v))"
     case .getsockname(let fd): return "getsockname(\(fd))"
     case .poll(let fds, let e, let t): return "poll(\(fds), \(e), \(t) ms)"
+    case .fsync(let fd): return "fsync(\(fd))"
+    case .fstat(let fd): return "fstat(\(fd))"
+    case .stat(let p, let follow): return follow ? "stat(\(p))" : "lstat(\(p))"
+    case .access(let p, let m): return "access(\(p), \(m))"
+    case .lock(let fd, let x, let w): return "flock(\(fd), \(x ? "LOCK_EX" : "LOCK_SH")\(w ? "" : "|LOCK_NB"))"
+    case .truncate(let fd, let n): return "ftruncate(\(fd), \(n))"
+    case .seek(let fd, let n): return "lseek(\(fd), \(n))"
+    case .dup(let fd): return "dup(\(fd))"
+    case .rename(let f, let t): return "rename(\(f), \(t))"
+    case .unlink(let p): return "unlink(\(p))"
+    case .mkdir(let p): return "mkdir(\(p))"
+    case .rmdir(let p): return "rmdir(\(p))"
+    case .symlink(let t, let p): return "symlink(\(t), \(p))"
+    case .link(let s, let d): return "link(\(s), \(d))"
+    case .readlink(let p): return "readlink(\(p))"
+    case .readDirectory(let p): return "readdir(\(p))"
     }
   }
 }

@@ -52,6 +52,10 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
   public static let connectionReset = Errno(rawValue: ECONNRESET)
   /// ECONNREFUSED: nothing listens there.
   public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
+  /// ENOSPC: the file system is full (a write or an fsync).
+  public static let noSpace = Errno(rawValue: ENOSPC)
+  /// EEXIST: the name exists already (mkdir, an exclusive create).
+  public static let fileExists = Errno(rawValue: EEXIST)
   /// ENOBUFS: the kernel has no buffer for the datagram now.
   public static let noBufferSpace = Errno(rawValue: ENOBUFS)
 
@@ -72,7 +76,7 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
 /// Calls `body` until it does not fail with EINTR (when `retryOnInterrupt`),
 /// turning the C convention (-1 and `errno`) into a typed result.
 @inline(__always)
-func valueOrErrno<T: FixedWidthInteger>(
+package func valueOrErrno<T: FixedWidthInteger>(
   retryOnInterrupt: Bool = true, _ body: () -> T
 ) -> Result<T, Errno> {
   while true {
