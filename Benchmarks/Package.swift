@@ -21,7 +21,18 @@ let package = Package(
     .target(
       name: "DoubleReference",
       dependencies: [.product(name: "PanelFirmware", package: "ForcePanel")]
-    )
+    ),
+    // ForceCore's instructions a frame on the benchmarks' fixture, for
+    // callgrind (count.sh; docs/performance.md).
+    .executableTarget(
+      name: "ForceCoreCount",
+      dependencies: [
+        "DoubleReference",
+        .product(name: "PanelFirmware", package: "ForcePanel"),
+        .product(name: "ForceCore", package: "ForcePanel"),
+      ],
+      path: "Count/ForceCoreCount"
+    ),
   ]
     + groups.map { name in
       .executableTarget(
