@@ -46,6 +46,9 @@ public final class PanelServer: Sendable {
   let connections: ConnectionTable
   /// The control input of all clients together (`InputBudget.allClients`).
   let sharedInput: Locked<InputBudget>
+  /// Where clients' control lines are parsed: off the threads that hand
+  /// out reports, below them in priority.
+  let parsing = WorkThread()
   let info: PanelInfo
   let board: Board
   let metrics: PanelMetrics
@@ -354,9 +357,11 @@ public final class PanelServer: Sendable {
   /// The control lines `client` sends, under its `InputBudget` and the one
   /// all clients share: a line is parsed once paid for in both and once
   /// fewer than `ServeHub.maxWaitingControl` of its lines wait for the
-  /// panel; meanwhile nothing more is read from its connection. A message
-  /// is split into lines by `ControlText` (every line answered once); a
-  /// binary message counts as one line and is answered with an error.
+  /// panel; meanwhile nothing more is read from its connection. Lines are
+  /// parsed on `parsing`'s thread, one at a time (a client's in order). A
+  /// message is split into lines by `ControlText` (every line answered
+  /// once); a binary message counts as one line and is answered with an
+  /// error.
   func readControl(_ inbound: WebSocketInboundStream, from client: ClientHandle, control: Bool) async throws {
     var own = InputBudget.perClient(rate_hz: board.rate_hz, now_ns: monotonicNanoseconds())
     for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
@@ -375,7 +380,7 @@ public final class PanelServer: Sendable {
           try await Task.sleep(nanoseconds: UInt64(wait))
         }
         guard await hub.roomForControl(client) else { return }
-        received(line, binary: binary, from: client, control: control)
+        await parsing.run { [self] in received(line, binary: binary, from: client, control: control) }
       }
     }
   }
