@@ -7,9 +7,10 @@
 #
 #   bash scripts/timing-tests.sh           # what scripts/test.sh runs
 #   TIMING_HOG=1 bash scripts/timing-tests.sh
-#       the same with a busy loop on one core beside them (a second
-#       python process spinning for the whole run): every bound must
-#       hold with the machine's other core busy (docs/reliability.md)
+#       the same with a busy loop on one core beside them (a shell
+#       spinning for the whole run, pinned to CPU 1 with taskset where
+#       there is one): every bound must hold with the machine's other
+#       core busy (docs/reliability.md)
 #
 # Needs the debug test build (swift build --build-tests) and the release
 # panelctl (swift build -c release --product panelctl); PANELCTL names
@@ -26,7 +27,11 @@ export PANELCTL
 host_venv
 
 if [ "${TIMING_HOG:-0}" = 1 ]; then
-  python3 -c 'while True: pass' &
+  if command -v taskset >/dev/null && taskset -c 1 true 2>/dev/null; then
+    taskset -c 1 sh -c 'while :; do :; done' &
+  else
+    sh -c 'while :; do :; done' &
+  fi
   hog=$!
   trap 'kill "$hog" 2>/dev/null || true' EXIT
   echo "== timing tests with a busy loop on one core beside them (pid $hog)" >&2

@@ -11,8 +11,10 @@ import queue
 import re
 import resource
 import socket
+import struct
 import subprocess
 import threading
+import time
 import urllib.request
 
 import websockets
@@ -224,3 +226,88 @@ def status_json(port, timeout=10):
         if e.code == 503:
             return None
         raise
+
+
+SO_TIMESTAMPNS = 35  # <asm-generic/socket.h>
+
+
+class StampedReader:
+    """A WebSocket client of `path` on a plain socket, reading on a thread
+    of its own: for every text message, the time the kernel put its last
+    byte in this socket (SO_TIMESTAMPNS; on loopback, when the server wrote
+    it) and the time this process read it, both CLOCK_REALTIME seconds.
+    The first is what the server did, whatever the machine does to this
+    process; the second adds this process's own scheduling. When one read
+    takes several messages, each gets the stamp of the latest, so a gap
+    between stamps is never shorter than the real one. Pings are answered."""
+
+    def __init__(self, port, path="/ws?idle=1"):
+        status, self.sock = raw_upgrade(port, path)
+        if status != 101:
+            raise AssertionError(f"the upgrade of {path} was answered {status}")
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.sock.settimeout(0.2)
+        self.messages = []  # (written, read, text)
+        self.first = threading.Event()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        buffer = b""
+        while not self.done.is_set():
+            try:
+                data, ancillary, _, _ = self.sock.recvmsg(1 << 16, 64)
+            except socket.timeout:
+                continue
+            read = time.time()
+            if not data:
+                break
+            written = read
+            for level, kind, value in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                    seconds, nanoseconds = struct.unpack("qq", value[:16])
+                    written = seconds + nanoseconds * 1e-9
+            buffer += data
+            while True:
+                frame = _server_frame(buffer)
+                if frame is None:
+                    break
+                opcode, payload, buffer = frame
+                if opcode == 0x1:
+                    self.messages.append((written, read, payload.decode()))
+                    self.first.set()
+                elif opcode == 0x9:
+                    self.sock.sendall(_client_frame(0xA, payload))
+                elif opcode == 0x8:
+                    self.done.set()
+                    break
+
+    def close(self):
+        self.done.set()
+        self.thread.join(timeout=5)
+        self.sock.close()
+
+
+def _server_frame(buffer):
+    """(opcode, payload, rest) of the first whole unmasked frame, or None."""
+    if len(buffer) < 2:
+        return None
+    n, head = buffer[1] & 0x7F, 2
+    if n == 126:
+        if len(buffer) < 4:
+            return None
+        n, head = struct.unpack(">H", buffer[2:4])[0], 4
+    elif n == 127:
+        if len(buffer) < 10:
+            return None
+        n, head = struct.unpack(">Q", buffer[2:10])[0], 10
+    if len(buffer) < head + n:
+        return None
+    return buffer[0] & 0x0F, buffer[head:head + n], buffer[head + n:]
+
+
+def _client_frame(opcode, payload):
+    """A masked frame (a client's), payload under 126 bytes."""
+    mask = os.urandom(4)
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
