@@ -117,9 +117,9 @@ public enum EvaluationPopulation {
       $0.thermalLag_s = 60
       $0.thermalLagSpread = 0.5
     }
-    for kernel in ["boussinesq", "gaussian", "exponential"] {
+    for kernel in [SpreadingKernelKind.boussinesq, .gaussian, .exponential] {
       for width in [0.35, 0.8] {
-        add("grid-\(kernel)-\(width == 0.35 ? "035" : "080")", .grid) {
+        add("grid-\(kernel.rawValue)-\(width == 0.35 ? "035" : "080")", .grid) {
           $0.kernel = kernel
           $0.spread_pitch = width
           $0.rate_hz = 500
@@ -127,7 +127,7 @@ public enum EvaluationPopulation {
       }
     }
     add("grid-table", .grid) {
-      $0.kernel = "table"
+      $0.kernel = .table
       $0.spread_pitch = 0.47
       $0.rate_hz = 500
     }
@@ -179,7 +179,7 @@ public enum EvaluationPopulation {
     }
     add("grid-16x16-8mm", .grid) {
       $0.grid = GridSpec(columns: 16, rows: 16, pitch_mm: 8)
-      $0.kernel = "gaussian"
+      $0.kernel = .gaussian
       $0.spread_pitch = 0.7
       $0.rate_hz = 400
     }
@@ -194,7 +194,7 @@ public enum EvaluationPopulation {
     }
     add("grid-12x8-mixed", .grid) {
       $0.grid = GridSpec(columns: 12, rows: 8, pitch_mm: 12)
-      $0.kernel = "exponential"
+      $0.kernel = .exponential
       $0.spread_pitch = 0.5
       $0.spreadAspect = 0.6
       $0.frameShare = 0.6
@@ -220,7 +220,7 @@ public enum EvaluationPopulation {
           sigma_mn: (total / Double(processes).squareRoot()).rounded(toPlaces: 2),
           common: (0.6 * r.uniform()).rounded(toPlaces: 2)))
     }
-    e.kernel = SpreadingKernel.names[Int(r.uniform() * 4)]
+    e.kernel = SpreadingKernelKind.allCases[Int(r.uniform() * 4)]
     e.spread_pitch = (0.35 + 0.45 * r.uniform()).rounded(toPlaces: 2)
     e.nonlinearity_per_n = (0.016 * r.uniform()).rounded(toPlaces: 4)
     e.tcZero_mn_per_c = (5 * r.symmetric()).rounded(toPlaces: 2)

@@ -41,7 +41,7 @@ public struct PanelEnvelope: Sendable, Equatable {
   public var noise_mn = 0.4
   public var wander: [WanderProcess] = []
   /// Grids: the kernel and its width in pitches (a table is scaled to it).
-  public var kernel = "boussinesq"
+  public var kernel = SpreadingKernelKind.boussinesq
   public var spread_pitch = 0.7
   public var nonlinearity_per_n = 0.002
   public var tcZero_mn_per_c = 0.0
@@ -86,13 +86,13 @@ public struct PanelEnvelope: Sendable, Equatable {
     s += "gain_counts_per_n = \(kind == .plate ? "40000.0" : "60000.0")\n"
     s += "noise_mn = \(number(noise_mn))\n"
     if kind == .grid {
-      if kernel == "table" {
+      if kernel == .table {
         s += "kernel = \"table\"\nkernel_table = ["
         s += PanelEnvelope.measuredProfile.map { "[\(number(($0.r * spread_pitch / 0.47 * 20).rounded(toPlaces: 2))), \(number($0.w))]" }
           .joined(separator: ", ")
         s += "]\n"
       } else {
-        s += "kernel = \(quoted(kernel))\nspread_pitch = \(number(spread_pitch))\n"
+        s += "kernel = \(quoted(kernel.rawValue))\nspread_pitch = \(number(spread_pitch))\n"
       }
     }
     s += "nonlinearity_per_n = \(number(nonlinearity_per_n))\n"

@@ -5,10 +5,10 @@ extension SimulationParameters {
   public func spreadingKernel(pitch: Double) -> SpreadingKernel {
     let width = spread_pitch.map { $0 * pitch } ?? spread_mm
     switch kernel {
-    case "gaussian": return .gaussian(sigma: width)
-    case "exponential": return .exponential(length: width)
-    case "table": return .table(r: kernelTable.map { $0[0] }, weight: kernelTable.map { $0[1] })
-    default: return .boussinesq(depth: width)
+    case .boussinesq: return .boussinesq(depth: width)
+    case .gaussian: return .gaussian(sigma: width)
+    case .exponential: return .exponential(length: width)
+    case .table: return .table(r: kernelTable.map { $0[0] }, weight: kernelTable.map { $0[1] })
     }
   }
 }

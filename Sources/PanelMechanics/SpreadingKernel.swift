@@ -25,14 +25,17 @@ public enum SpreadingKernel: Sendable, Equatable {
   /// `SimulationParameters.kernelNames`.
   public static var names: [String] { SimulationParameters.kernelNames }
 
-  public var name: String {
+  /// Its kind, as a board file names it.
+  public var kind: SpreadingKernelKind {
     switch self {
-    case .boussinesq: return "boussinesq"
-    case .gaussian: return "gaussian"
-    case .exponential: return "exponential"
-    case .table: return "table"
+    case .boussinesq: return .boussinesq
+    case .gaussian: return .gaussian
+    case .exponential: return .exponential
+    case .table: return .table
     }
   }
+
+  public var name: String { kind.rawValue }
 
   /// The kernel's own length, mm (nil for a table).
   public var width_mm: Double? {

@@ -29,9 +29,9 @@ public final class SimulatedHardware {
     parameters = p
     clock = SimulatedClock(speed: speed)
     bus = SimulatedI2CBus(
-      name: c.bus, clock: clock, timing: I2CBusTiming(khz: c.bus_khz, hostOverhead_us: p.hostOverhead_us))
+      name: c.bus.description, clock: clock, timing: I2CBusTiming(khz: c.bus_khz, hostOverhead_us: p.hostOverhead_us))
     signals = PanelSignals(physics: PanelPhysics(board: board, parameters: p.physics, scenario: scenario))
-    mux = c.mux.map { SimulatedTCA9548A(address: $0, busName: c.bus) }
+    mux = c.mux.map { SimulatedTCA9548A(address: $0, busName: c.bus.description) }
     if let mux { bus.attach(mux) }
     if let e = c.eeprom {
       let chip = SimulatedEEPROM(kind: e.kind, address: e.place.address)

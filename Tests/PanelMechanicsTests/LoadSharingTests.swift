@@ -92,11 +92,12 @@ import Testing
 
   @Test func theKernelNamesAreTheBoardFilesNames() throws {
     #expect(SpreadingKernel.names == SimulationParameters.kernelNames)
-    for name in SimulationParameters.kernelNames {
+    for kind in SpreadingKernelKind.allCases {
       var p = SimulationParameters()
-      p.kernel = name
+      p.kernel = kind
       p.kernelTable = [[0, 1], [10, 0]]
-      #expect(p.spreadingKernel(pitch: 20).name == name)
+      #expect(p.spreadingKernel(pitch: 20).kind == kind)
+      #expect(p.spreadingKernel(pitch: 20).name == kind.rawValue)
     }
   }
 }

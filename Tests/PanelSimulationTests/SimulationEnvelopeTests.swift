@@ -277,7 +277,7 @@ import Testing
     text += "\n[[frontend.sim.wander]]\ntau_s = 5.0\nsigma_mn = 2.0\n"
     let board = try Board(table: TOML.parse(text, file: "twin.toml"))
     let physics = try #require(board.frontEnd.twinParameters).physics
-    #expect(physics.noise_mn == 3 && physics.kernel == "gaussian" && physics.spread_pitch == 0.5)
+    #expect(physics.noise_mn == 3 && physics.kernel == .gaussian && physics.spread_pitch == 0.5)
     #expect(physics.wander == [WanderProcess(tau_s: 5, sigma_mn: 2)])
     #expect(physics.spreadingKernel(pitch: 20) == .gaussian(sigma: 10))
   }

@@ -8,8 +8,11 @@ extension LinuxI2CBus {
   /// Opens the i2c-dev node of a driver board (`[frontend] bus`), with
   /// the adapter's transfer timeout set from `timeout_ms`.
   public static func open(board: Board, config: DriverConfiguration) throws(FileError) -> LinuxI2CBus {
+    guard case .device(let path) = config.bus else {
+      throw config.origin.error("bus", "\(Quote.text(config.bus.description)) is a simulated twin's bus, not a device")
+    }
     do throws(I2CBusOpenError) {
-      return try LinuxI2CBus(path: config.bus, timeout_ms: config.timeout_ms)
+      return try LinuxI2CBus(path: path, timeout_ms: config.timeout_ms)
     } catch {
       throw config.origin.error("bus", error.description)
     }

@@ -86,7 +86,7 @@ extension FrontEndFactory {
     case .chips(let configuration):
       throw FileError(
         file: board.file, field: "[frontend] bus",
-        message: "\(Quote.text(configuration.bus)) is a real bus: only simulated panels have a true calibration")
+        message: "\(Quote.text(configuration.bus.description)) is a real bus: only simulated panels have a true calibration")
     }
   }
 }

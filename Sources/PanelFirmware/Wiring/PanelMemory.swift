@@ -73,7 +73,7 @@ public struct SimulatedTwinRig {
   public init(board: Board, speed: Double) throws(FileError) {
     guard case .simulatedTwin(let c, let parameters) = board.frontEnd else {
       let real = try board.driverConfiguration
-      throw FileError(file: board.file, field: "[frontend] bus", message: "\(Quote.text(real.bus)) is a real bus, not a simulated twin")
+      throw FileError(file: board.file, field: "[frontend] bus", message: "\(Quote.text(real.bus.description)) is a real bus, not a simulated twin")
     }
     hardware = try FrontEndFactory.simulatedHardware(
       board: board, configuration: c, parameters: parameters, options: RunOptions(speed: speed))

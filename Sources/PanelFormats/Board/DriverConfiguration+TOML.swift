@@ -23,11 +23,14 @@ extension DriverConfiguration {
   /// `[frontend.sim]`. Every error names the key at fault.
   static func frontEnd(table t: TOMLTable, chip: Chip, cellCount: Int, rate_hz: Int) throws(FileError) -> BoardFrontEnd {
     try t.rejectUnknownKeys(Self.commonKeys + Self.keys(of: chip))
-    let bus = try t.string("bus")
-    let simulated = bus == "sim"
-    if !simulated && !(bus.hasPrefix("/dev/") && bus.count > 5) {
-      throw t.error("bus", "\(Quote.text(bus)) is neither a bus device (/dev/i2c-N) nor \"sim\"")
+    let busText = try t.string("bus")
+    let bus: I2CBusName
+    switch busText {
+    case "sim": bus = .simulated
+    case let path where path.hasPrefix("/dev/") && path.count > 5: bus = .device(path)
+    default: throw t.error("bus", "\(Quote.text(busText)) is neither a bus device (/dev/i2c-N) nor \"sim\"")
     }
+    let simulated = bus == .simulated
     var c = DriverConfiguration(chip: chip, cellCount: cellCount, bus: bus, origin: t.origin)
     c.bus_khz = try t.optionalInt("bus_khz") ?? 400
     if !I2CBusTiming.speeds_khz.contains(c.bus_khz) {
@@ -87,7 +90,7 @@ extension DriverConfiguration {
       return simulated ? .simulatedTwin(c, SimulatedBoardParameters()) : .chips(c)
     }
     if !simulated {
-      throw t.error("sim", "a simulation table, but bus is \(Quote.text(bus)) (use bus = \"sim\" for a simulated twin)")
+      throw t.error("sim", "a simulation table, but bus is \(Quote.text(busText)) (use bus = \"sim\" for a simulated twin)")
     }
     let p = try SimulatedBoardParameters(table: s)
     for (i, chipIndex) in p.absent.enumerated() where chipIndex < 0 || chipIndex >= c.places.count {

@@ -14,20 +14,20 @@ extension SimulationParameters {
     for w in try t.tables("wander") { wander.append(try WanderProcess(table: w)) }
 
     if let k = try t.optionalString("kernel") {
-      guard SimulationParameters.kernelNames.contains(k) else {
+      guard let kind = SpreadingKernelKind(rawValue: k) else {
         throw t.error("kernel", "\(Quote.text(k)) is not one of \(SimulationParameters.kernelNames.joined(separator: ", "))")
       }
-      kernel = k
+      kernel = kind
       kernelLine = t.line(of: "kernel")
       kernelField = t.field("kernel")
     }
     spread_pitch = try t.optionalDouble("spread_pitch", in: ValueBound(above: 0, atMost: 100, "pitches"))
     if spread_pitch != nil && t.has("spread_mm") { throw t.error("spread_pitch", "give spread_mm or spread_pitch, not both") }
     if let rows = try t.doubleRows("kernel_table") {
-      if kernel != "table" { throw t.error("kernel_table", "needs kernel = \"table\"") }
+      if kernel != .table { throw t.error("kernel_table", "needs kernel = \"table\"") }
       kernelTable = try SimulationParameters.radialTable(rows, table: t)
     }
-    if kernel == "table" {
+    if kernel == .table {
       if kernelTable.isEmpty { throw t.error("kernel", "kernel = \"table\" needs kernel_table = [[r_mm, weight], ...]") }
       for key in ["spread_mm", "spread_pitch"] where t.has(key) {
         throw t.error(key, "a measured table has its own radii: no width applies")
@@ -35,7 +35,7 @@ extension SimulationParameters {
     }
     spreadAspect = try t.optionalDouble("spread_aspect", in: ValueBound(0.2...5)) ?? spreadAspect
     frameShare = try t.optionalDouble("frame_share", in: ValueBound(0...1)) ?? frameShare
-    if kernel != "boussinesq" || spread_pitch != nil {
+    if kernel != .boussinesq || spread_pitch != nil {
       kernelLine = kernelLine ?? t.line(of: "spread_pitch")
       if !t.has("kernel") { kernelField = t.field("spread_pitch") }
     }
@@ -97,8 +97,8 @@ extension SimulationParameters {
     var parts: [String] = []
     if let mn = noise_mn { parts.append("noise \(mn) mN") }
     for w in wander { parts.append("wander \(w.sigma_mn) mN over \(w.tau_s) s" + (w.common > 0 ? " (\(w.common) common)" : "")) }
-    if kernel != "boussinesq" || spread_pitch != nil {
-      parts.append("kernel \(kernel)" + (spread_pitch.map { " \($0) pitch" } ?? (kernel == "table" ? "" : " \(spread_mm) mm")))
+    if kernel != .boussinesq || spread_pitch != nil {
+      parts.append("kernel \(kernel.rawValue)" + (spread_pitch.map { " \($0) pitch" } ?? (kernel == .table ? "" : " \(spread_mm) mm")))
     }
     if let s = tcZeroSpread { parts.append("zero drift spread +-\(s)") }
     if let s = tcSpanSpread { parts.append("span drift spread +-\(s)") }
@@ -109,7 +109,7 @@ extension SimulationParameters {
 
   /// The envelope keys that only a grid board can use.
   func checkEnvelope(board: Board) throws(FileError) {
-    if board.grid == nil && (kernel != "boussinesq" || spread_pitch != nil) {
+    if board.grid == nil && (kernel != .boussinesq || spread_pitch != nil) {
       throw FileError(
         file: board.file, line: kernelLine, field: kernelField,
         message: "the spreading kernel is a grid overlay's: this board's cells are supports ([[cell]]), not a [grid]")

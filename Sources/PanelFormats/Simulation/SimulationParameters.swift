@@ -49,10 +49,10 @@ public struct SimulationParameters: Sendable, Equatable {
   public var wander: [WanderProcess] = []
   /// Grids: the overlay's spreading kernel; its width is `spread_mm`, or
   /// `spread_pitch` times the grid's pitch.
-  public var kernel = "boussinesq"
+  public var kernel = SpreadingKernelKind.boussinesq
   /// The kernels a board file names (`kernel = "..."`; the shapes are
   /// PanelMechanics' `SpreadingKernel`).
-  public static let kernelNames = ["boussinesq", "gaussian", "exponential", "table"]
+  public static let kernelNames = SpreadingKernelKind.allCases.map(\.rawValue)
   public var spread_pitch: Double?
   /// `kernel = "table"`: [r_mm, weight] rows.
   public var kernelTable: [[Double]] = []

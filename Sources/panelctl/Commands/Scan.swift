@@ -121,14 +121,14 @@ extension PanelCtl {
           board: b, configuration: config, parameters: parameters, options: RunOptions(speed: 0))
         var bus = hardware.bus
         report = try scanning(config) { () throws(BusScanError) in try BoardScanner.scan(config, on: &bus, range: range) }
-        header = config.bus + " (simulated)"
+        header = "\(config.bus) (simulated)"
       } else {
         let linux = try LinuxI2CBus.open(board: b, config: config)
         var bus = linux
         report = try scanning(config) { () throws(BusScanError) in
           try BoardScanner.scan(config, on: &bus, range: range) { linux.claimedByDriver($0) }
         }
-        header = config.bus + " (" + (linux.usesCombinedTransfers ? "I2C" : "SMBus only") + ")"
+        header = "\(config.bus)" + " (" + (linux.usesCombinedTransfers ? "I2C" : "SMBus only") + ")"
       }
       for (i, segment) in report.segments.enumerated() {
         if i > 0 { print("") }

@@ -13,7 +13,7 @@ import Testing
     let realBoard = try Repo.board("rpi4-nau7802x4")
     let real = try realBoard.driverConfiguration
     let twin = try Repo.board("sim-plate4-nau7802").driverConfiguration
-    #expect(real.bus == "/dev/i2c-1" && !realBoard.frontEnd.isSimulated)
+    #expect(real.bus == .device("/dev/i2c-1") && !realBoard.frontEnd.isSimulated)
     #expect(real.chip == .nau7802)
     #expect(real.mux == I2CAddress(0x70))
     #expect(real.places == twin.places)
@@ -29,7 +29,7 @@ import Testing
   @Test func ads122c04x4IsTheTwinOnARealBus() throws {
     let c = try Repo.board("rpi4-ads122c04x4").driverConfiguration
     let twin = try Repo.board("sim-plate4-ads122c04").driverConfiguration
-    #expect(c.chip == .ads122c04 && c.bus == "/dev/i2c-1" && c.mux == nil)
+    #expect(c.chip == .ads122c04 && c.bus == .device("/dev/i2c-1") && c.mux == nil)
     #expect(c.places.map(\.address.rawValue) == [0x40, 0x41, 0x44, 0x45])
     #expect(c.places == twin.places && c.bus_khz == twin.bus_khz)
     #expect(c.ads122c04 == twin.ads122c04 && c.cells == twin.cells)
@@ -45,7 +45,7 @@ import Testing
     let twin = try twinBoard.driverConfiguration
     #expect(board.cellCount == 48 && twinBoard.cellCount == 48)
     #expect(board.rate_hz == twinBoard.rate_hz)
-    #expect(c.chip == .frame && c.bus == "/dev/i2c-1" && c.places == [DriverConfiguration.Place(address: 0x28)])
+    #expect(c.chip == .frame && c.bus == .device("/dev/i2c-1") && c.places == [DriverConfiguration.Place(address: 0x28)])
     #expect(c.places == twin.places && c.bus_khz == twin.bus_khz)
     #expect(c.dataReady == twin.dataReady && c.eeprom == twin.eeprom)
     #expect(c.frame.gain == twin.frame.gain && c.cells == twin.cells)

@@ -49,7 +49,7 @@ public enum BoardScanner {
     if let mux = config.mux {
       chips.append(
         ExpectedChip(
-          location: ChipLocation(bus: config.bus, address: mux, chip: ChipKind.tca9548a.rawValue), kind: .tca9548a))
+          location: ChipLocation(bus: config.bus.description, address: mux, chip: ChipKind.tca9548a.rawValue), kind: .tca9548a))
     }
     let kind: ChipKind? =
       switch config.chip {

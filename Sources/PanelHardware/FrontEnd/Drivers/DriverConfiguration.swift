@@ -58,9 +58,9 @@ public struct DriverConfiguration: Sendable {
   public var chip: Chip
   /// Cells of the board (a frame controller delivers them all).
   public var cellCount: Int
-  /// How messages name the bus: its i2c-dev node ("/dev/i2c-1"), or the
-  /// simulated bus's name ("sim") for a twin.
-  public var bus: String
+  /// The bus: its i2c-dev node ("/dev/i2c-1"), or a twin's simulated bus
+  /// (messages name it "sim").
+  public var bus: I2CBusName
   /// SCL rate, kHz (100, 400 or 1000).
   public var bus_khz: Int
   /// The TCA9548A the chips sit behind, if any.
@@ -86,7 +86,7 @@ public struct DriverConfiguration: Sendable {
 
   /// A configuration with the defaults a board file leaves out: 400 kHz,
   /// no switch, no data-ready lines, no EEPROM, 2 retries, 50 ms timeout.
-  public init(chip: Chip, cellCount: Int, bus: String, places: [Place] = [], origin: TableOrigin = TableOrigin(table: "frontend")) {
+  public init(chip: Chip, cellCount: Int, bus: I2CBusName, places: [Place] = [], origin: TableOrigin = TableOrigin(table: "frontend")) {
     self.chip = chip
     self.cellCount = cellCount
     self.bus = bus
@@ -105,7 +105,7 @@ public struct DriverConfiguration: Sendable {
   public func location(of index: Int) -> ChipLocation {
     let place = places[index]
     return ChipLocation(
-      bus: bus, mux: place.channel == nil ? nil : mux, channel: place.channel, address: place.address,
+      bus: bus.description, mux: place.channel == nil ? nil : mux, channel: place.channel, address: place.address,
       chip: chip.name)
   }
 
@@ -113,7 +113,7 @@ public struct DriverConfiguration: Sendable {
   public var eepromLocation: ChipLocation? {
     eeprom.map {
       ChipLocation(
-        bus: bus, mux: $0.place.channel == nil ? nil : mux, channel: $0.place.channel,
+        bus: bus.description, mux: $0.place.channel == nil ? nil : mux, channel: $0.place.channel,
         address: $0.place.address, chip: $0.kind.name)
     }
   }

@@ -82,7 +82,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     do throws(I2CError) {
       try io.probeMux()
     } catch {
-      let mux = ChipLocation(bus: configuration.bus, address: configuration.mux ?? 0x70, chip: "TCA9548A")
+      let mux = ChipLocation(bus: configuration.bus.description, address: configuration.mux ?? 0x70, chip: "TCA9548A")
       throw .chip(mux.description, error)
     }
     let now = io.clock.now_us()

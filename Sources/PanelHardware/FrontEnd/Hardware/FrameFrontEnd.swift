@@ -57,7 +57,7 @@ public struct FrameFrontEnd<Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>
     do throws(I2CError) {
       try io.probeMux()
     } catch {
-      let mux = ChipLocation(bus: configuration.bus, address: configuration.mux ?? 0x70, chip: "TCA9548A")
+      let mux = ChipLocation(bus: configuration.bus.description, address: configuration.mux ?? 0x70, chip: "TCA9548A")
       throw .chip(mux.description, error)
     }
     condition = .bringingUp(.identify, wake_us: io.clock.now_us())
