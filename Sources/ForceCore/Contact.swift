@@ -16,6 +16,11 @@ public struct Contact: Sendable, Equatable {
   /// The spread of its position from the cells' noise (one standard
   /// deviation; it grows as 1 / force).
   public var positionNoise = Length_um.zero
+  /// Two presses the data cannot separate (fingers closer than the panel
+  /// resolves), reported as this one contact at their joint fit's centre
+  /// with their total force; `spread` is half their fitted distance.
+  public var merged = false
+  public var spread = Length_um.zero
 
   /// A contact; `snr_Q8` defaults to "far above the noise" (a contact
   /// built by hand, or on a panel whose noise is not measured).

@@ -119,7 +119,6 @@ extension ContactFinder {
     columns c0: Int, _ c1: Int, rows r0: Int, _ r1: Int, joint: Bool
   ) -> ResponseSums {
     var s = ResponseSums()
-    let np = min(peakCount, 16)
     for r in r0...r1 {
       for c in c0...c1 {
         let j = r * columns + c
@@ -131,14 +130,7 @@ extension ContactFinder {
         if joint {
           // Every cell of the window, less what the other presses fitted
           // put on it.
-          for q in 0..<np where q != p && fitAmplitude[q] > 0 {
-            let du = c - Int(peakColumn[q])
-            let dr = r - Int(peakRow[q])
-            if du > 4 || du < -4 || dr > 4 || dr < -4 { continue }
-            let uq = ((Int64(cellX[j].rawValue) - fitX[q]) &* knotReciprocal) >> 24
-            let vq = ((Int64(cellY[j].rawValue) - fitY[q]) &* knotReciprocal) >> 24
-            force &-= Saturating.multiplyShift(fitAmplitude[q], responseKernel(uq, vq).h, 15)
-          }
+          force = unexplained(&image, j, except: p)
         } else if !owns(p, col: c, row: r) {
           continue
         }
@@ -162,6 +154,18 @@ extension ContactFinder {
     return s
   }
 
+  /// One press fitted: position (um), amplitude (mN Q10 per Q15 of the
+  /// kernel), force (mN Q10), and the window's cells' energy and what the
+  /// fit leaves of it (Q30 of the peak's force squared).
+  struct ResponseFit {
+    var x: Int64
+    var y: Int64
+    var amplitude: Int64
+    var force: Int64
+    var residual: Int64
+    var energy: Int64
+  }
+
   /// The position and force (mN Q10) of peak `p`'s press, fitted from
   /// `start`; nil when the cells do not fit a press (no positive response).
   ///
@@ -172,7 +176,7 @@ extension ContactFinder {
   /// explains the cells best is taken.
   mutating func fitResponse(
     _ image: inout CellArray<Force_mN>, peak p: Int, x startX: Int64, y startY: Int64, joint: Bool
-  ) -> (x: Int64, y: Int64, amplitude: Int64, force: Int64)? {
+  ) -> ResponseFit? {
     let k = Int(peaks[p])
     let col = k % columns
     let row = k / columns
@@ -252,7 +256,7 @@ extension ContactFinder {
     // F = G zPeak (the cells' scale) x sum K x the scale.
     let amplitude = Saturating.multiplyShift(sums.gain, zPeak, 15)
     let force = Saturating.multiplyShift(Saturating.multiplyShift(amplitude, sums.h, 15), responseScale(x, y), 16)
-    return (x, y, amplitude, force)
+    return ResponseFit(x: x, y: y, amplitude: amplitude, force: force, residual: sums.residual, energy: sums.zz)
   }
 
   /// Fits every peak (`fitX`, `fitY`, `fitAmplitude`, `fitForce`; amplitude
@@ -260,18 +264,30 @@ extension ContactFinder {
   /// peak, then, where another peak is within four cells, once more on
   /// every cell of its window less what the others' fits put there, two
   /// rounds over (two fingers whose spreads overlap are fitted together,
-  /// not each pulled toward the other).
+  /// not each pulled toward the other); then a press its one fit does not
+  /// explain is tried as two (`splitPeaks`).
+  @inline(__always)
+  mutating func keep(_ f: ResponseFit, as p: Int) {
+    fitX[p] = f.x
+    fitY[p] = f.y
+    fitAmplitude[p] = f.amplitude
+    fitForce[p] = f.force
+    fitResidual[p] = f.residual
+    fitEnergy[p] = f.energy
+  }
+
   mutating func fitPeaks(_ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap) {
     let np = min(peakCount, 16)
     for p in 0..<np {
       fitAmplitude[p] = 0
       fitForce[p] = 0
+      fitSpread[p] = 0
     }
     var near = false
     for p in 0..<np {
       let start = interpolate(&image, &noise, peak: Int(peaks[p]))
       if let f = fitResponse(&image, peak: p, x: Int64(start.x.rawValue), y: Int64(start.y.rawValue), joint: false) {
-        (fitX[p], fitY[p], fitAmplitude[p], fitForce[p]) = f
+        keep(f, as: p)
       }
       for q in 0..<p {
         let dc = Int(peakColumn[p]) - Int(peakColumn[q])
@@ -279,13 +295,15 @@ extension ContactFinder {
         if dc <= 4 && dc >= -4 && dr <= 4 && dr >= -4 { near = true }
       }
     }
-    guard near else { return }
-    for _ in 0..<ContactFinder.jointRounds {
-      for p in 0..<np where fitAmplitude[p] > 0 {
-        if let f = fitResponse(&image, peak: p, x: fitX[p], y: fitY[p], joint: true) {
-          (fitX[p], fitY[p], fitAmplitude[p], fitForce[p]) = f
+    if near {
+      for _ in 0..<ContactFinder.jointRounds {
+        for p in 0..<np where fitAmplitude[p] > 0 {
+          if let f = fitResponse(&image, peak: p, x: fitX[p], y: fitY[p], joint: true) {
+            keep(f, as: p)
+          }
         }
       }
     }
+    splitPeaks(&image, &noise)
   }
 }

@@ -70,6 +70,20 @@ public struct ContactFinder: Sendable {
   var fitY: InlineArray<16, Int64> = InlineArray(repeating: 0)
   var fitAmplitude: InlineArray<16, Int64> = InlineArray(repeating: 0)
   var fitForce: InlineArray<16, Int64> = InlineArray(repeating: 0)
+  /// Per peak: its fit's window energy and what the fit leaves of it (Q30
+  /// of the peak's force squared), and the spread (um) of a contact that
+  /// holds two presses the data cannot separate (0: one press).
+  var fitResidual: InlineArray<16, Int64> = InlineArray(repeating: 0)
+  var fitEnergy: InlineArray<16, Int64> = InlineArray(repeating: 1)
+  var fitSpread: InlineArray<16, Int32> = InlineArray(repeating: 0)
+  /// Where the last frame split a maximum into two contacts or had two
+  /// maxima close together (their midpoints, um), and this frame's: the
+  /// split's hysteresis (`ContactFinder+Pairs`).
+  var splitMemoryX: InlineArray<4, Int32> = InlineArray(repeating: 0)
+  var splitMemoryY: InlineArray<4, Int32> = InlineArray(repeating: 0)
+  var splitMemoryCount = 0
+  var splitSeenX: InlineArray<4, Int32> = InlineArray(repeating: 0)
+  var splitSeenY: InlineArray<4, Int32> = InlineArray(repeating: 0)
 
   /// A finder for no panel (no cells), to be set up in place with `setUp`.
   public init() {}
@@ -304,7 +318,10 @@ public struct ContactFinder: Sendable {
     }
     // 2. Merge peaks joined by a high saddle.
     mergePeaks(&image, &noise)
-    guard peakCount > 0 else { return }
+    guard peakCount > 0 else {
+      splitMemoryCount = 0
+      return
+    }
     // 3. Every cell feeds its nearest peak (the stronger one on a tie),
     // when it lies within `radius` cells of it.
     // Squared distance to peak p minus the cell's own |c|^2 + |r|^2 is
@@ -380,9 +397,11 @@ public struct ContactFinder: Sendable {
       let k = Int(peaks[p])
       var position: (x: Length_um, y: Length_um)
       var force: Int64
+      var spread: Int32 = 0
       if responseKnown && fitAmplitude[p] > 0 {
         position = clamp(fitX[p], fitY[p])
         force = fitForce[p]
+        spread = fitSpread[p]
       } else {
         position = interpolate(&image, &noise, peak: k)
         force = Saturating.multiplyShift(sums[p], captureScale(position.x, position.y, peak: k), 16)
@@ -395,6 +414,8 @@ public struct ContactFinder: Sendable {
       contact.noise = Force_mN(rawValue: Saturating.int32(sigma))
       contact.snr_Q8 = ContactFinder.ratio_Q8(near[p], sigma)
       contact.positionNoise = positionNoise(&noise, x: position.x, y: position.y, force: max(near[p], 1), around: k)
+      contact.merged = spread > 0
+      contact.spread = Length_um(rawValue: spread)
       contacts.insert(contact, limit: maxContacts)
     }
   }

@@ -86,6 +86,56 @@ import Testing
     #expect(worstPlain > 2, "the interpolation's worst: \(worstPlain) mm")
   }
 
+  /// Two fingers in one maximum (their nearest cells side by side, or
+  /// diagonal): the one-contact fit leaves a residual, the joint fit
+  /// separates them, each within 2 mm of its finger; fingers 20 mm apart
+  /// on a slant stay one contact, `merged`, at their centre with their total force;
+  /// one press is one contact, not merged.
+  @Test func oneMaximumHoldingTwoFingersIsFittedAsTwo() throws {
+    let board = try Repo.board("sim-grid")
+    let pitch = board.grid!.pitch_mm
+    let kernel = SpreadingKernel.boussinesq(depth: 14)
+    let sharing = LoadSharing(grid: board.cells, pitch: pitch, kernel: kernel, aspect: 1)
+    var configuration = board.coreConfiguration
+    configuration.cellFloor = Force_mN(newtons: 0.001)
+    configuration.response = Self.response(board) { dx, dy in
+      kernel.cellWeight(CellPosition(x_mm: dx, y_mm: dy), pitch: pitch, x: 0, y: 0, aspect: 1)
+    }.coreTable(cells: board.cells)
+    func frame(_ presses: [(x: Double, y: Double, f: Double)]) -> [Contact] {
+      var loads = [Double](repeating: 0, count: board.cellCount)
+      for p in presses { sharing.add(force: p.f, x: p.x, y: p.y, to: &loads) }
+      var image = CellArray<Force_mN>(repeating: .zero)
+      for (k, f) in loads.enumerated() { image[k] = Force_mN(newtons: f) }
+      var finder = ContactFinder(geometry: board.geometry, configuration: configuration)
+      var list = ContactList()
+      finder.find(&image, into: &list)
+      return (0..<list.count).map { list[$0] }
+    }
+    let a = 30 / 2.squareRoot() / 2
+    for pair in [[(45.0, 70.0, 1.0), (75.0, 70.0, 0.9)], [(60.0, 50.0, 1.1), (60.0 + 2 * a, 50.0 + 2 * a, 0.8)],
+                 [(48.0, 62.0, 1.0), (82.0, 62.0, 1.2)]] {
+      let presses = pair.map { (x: $0.0, y: $0.1, f: $0.2) }
+      let found = frame(presses)
+      #expect(found.count == 2, "\(pair): \(found.count) contacts")
+      for p in presses {
+        let nearest = found.map { (($0.x.millimetres - p.x) * ($0.x.millimetres - p.x) + ($0.y.millimetres - p.y) * ($0.y.millimetres - p.y)).squareRoot() }.min() ?? 99
+        #expect(nearest < 2, "\(pair): \(p) is \(nearest) mm from its contact")
+      }
+      #expect(!found.contains { $0.merged })
+    }
+    // 20 mm apart on a slant, under the 25 mm (1.25 pitches) that splits.
+    let close = frame([(80 - 10 * cos(0.6), 60 - 10 * sin(0.6), 1), (80 + 10 * cos(0.6), 60 + 10 * sin(0.6), 0.8)])
+    #expect(close.count == 1 && close.first?.merged == true, "\(close)")
+    if let c = close.first {
+      #expect(abs(c.x.millimetres - 80) < 2 && abs(c.y.millimetres - 60) < 2, "\(c)")
+      #expect(abs(c.force.newtons - 1.8) < 0.15 && c.spread.millimetres > 7, "\(c)")
+    }
+    for (x, y) in [(83.0, 47.0), (155.0, 60.0), (4.0, 4.0), (61.5, 72.5)] {
+      let one = frame([(x, y, 2)])
+      #expect(one.count == 1 && one.first?.merged == false, "(\(x), \(y)): \(one)")
+    }
+  }
+
   /// Two still fingers 30 mm apart (1.5 pitches) on sim-grid whose cells
   /// show two maxima, through the whole scan loop with the response: two
   /// touches the whole time, ids kept, each on its own finger, no other
