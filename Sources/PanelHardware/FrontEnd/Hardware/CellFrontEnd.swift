@@ -23,7 +23,14 @@ import ForceCore
 /// ready bit that does not clear when read cannot deliver one result
 /// twice in quick succession. A chip whose conversion does not come within
 /// its period plus `timeout_ms` has its registers read: ready after all
-/// (the line gave no edge: `lateReady`), reset (re-initialise) or stuck. A
+/// (the line gave no edge: `lateReady`), reset (re-initialise) or stuck.
+/// A line that gave no edge for a conversion the ready bit showed is
+/// silent (a broken trace, a GPIO that stopped reporting edges): the chip's
+/// ready bit is polled, at the chip's pace, until the line gives an edge
+/// again — not a timeout every frame. A frame in which a chip's result was
+/// found only after its wait ran out, with chips read before it, is marked
+/// invalid: those were read a period and `timeout_ms` earlier, so its cells
+/// are not of one instant (the soak's false touch, docs/reliability.md). A
 /// result that fails its CRC is read again (a retry).
 public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, Line: DataReady>: FrontEnd {
   public typealias Step = CellStep<Chip.Step>
@@ -39,6 +46,9 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
   var lastData_us: [Int64]
   var recovery: [ChipRecovery]
   var failedLines: [Bool]
+  /// Lines that gave no edge for a conversion the chip's ready bit showed:
+  /// polled past until they give an edge again.
+  var silentLines: [Bool]
   var limit: RunLimit
   var sequence: UInt32 = 0
   var notices = NoticeQueue()
@@ -67,6 +77,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     lastData_us = Array(repeating: 0, count: n)
     recovery = Array(repeating: ChipRecovery(), count: n)
     failedLines = Array(repeating: false, count: n)
+    silentLines = Array(repeating: false, count: n)
     limit = RunLimit(options: options)
     period_us = chip.period_us
   }
@@ -128,6 +139,11 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
             continue
           }
           signalled = io.clock.now_us()
+          // Found after the wait ran out: the chips read before it in this
+          // frame were read that long before, and a press that began
+          // meanwhile would show on some cells and not others, all stamped
+          // with the first one's time.
+          if time_us != nil { valid = false }
         }
         let now = io.clock.now_us()
         if time_us == nil { time_us = now }
@@ -174,7 +190,12 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     let place = configuration.places[i]
     let deadline = io.clock.now_us() + timeout_us
     let earliest = lastData_us[i] + minimumSpacing_us
-    while usesLine(i) {
+    // A silent line that gives an edge again is used from the next
+    // conversion on; this one is polled (the edge may be of a conversion
+    // the ready bit already delivered).
+    let silent = silentLines[i]
+    if silent { listen(i) }
+    while usesLine(i) && !silent {
       let edge: Bool?
       do throws(DataReadyError) {
         edge = try lineEdge(i, deadline: deadline)
@@ -226,7 +247,27 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     return try chips[i].hasResult(at: configuration.places[i], io: &io)
   }
 
-  func usesLine(_ i: Int) -> Bool { !lines.isEmpty && !failedLines[i] }
+  func usesLine(_ i: Int) -> Bool { !lines.isEmpty && !failedLines[i] && !silentLines[i] }
+
+  /// Chip `i`'s line gave no edge for a conversion its ready bit showed:
+  /// reported, and its ready bit polled until the line moves again.
+  mutating func lineSilent(_ i: Int) {
+    silentLines[i] = true
+    post("\(locations[i]): data-ready line gave no edge for a conversion; polling its ready bit until it does")
+  }
+
+  /// Whether silent line `i` has given an edge since it was last asked;
+  /// if so it is used again.
+  mutating func listen(_ i: Int) {
+    guard !failedLines[i] else { return }
+    do throws(DataReadyError) {
+      guard try lines[i].wait(timeout_us: 0) else { return }
+      silentLines[i] = false
+      post("\(locations[i]): data-ready line gives edges again")
+    } catch {
+      lineFailed(i, error)
+    }
+  }
 
   /// A data-ready line that fails is reported and left: the chip's ready
   /// bit is polled from then on.
@@ -271,6 +312,7 @@ public struct CellFrontEnd<Chip: CellChip, Bus: I2CBus, Clock: MonotonicClock, L
     switch try chips[i].diagnose(at: configuration.places[i], io: &io) {
     case .ready:
       io.health.lateReady += 1
+      if usesLine(i) { lineSilent(i) }
       return true
     case .reset(let seen):
       reinitialise(i, seen: seen)
