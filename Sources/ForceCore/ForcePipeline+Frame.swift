@@ -149,10 +149,16 @@ extension ForcePipeline {
       guard strong || continuing else { continue }
       let col = peak % columns
       let row = peak / columns
+      // The cells the contact's model gives at least one noise of what the
+      // peak cell reads (the shares are relative to a cell under the press).
+      let force = Int64(max(image[peak].rawValue, 0))
+      let sigma = Int64(max(noise.sigma[peak], 1))
       // (A grid has at most 256 cells: its indices are far inside `Int`.)
-      let first = max(0, col &- freezeRadius)
-      let last = min(columns &- 1, col &+ freezeRadius)
       for r in max(0, row &- freezeRadius)...min(rows &- 1, row &+ freezeRadius) {
+        var span = reach.columns(rows: abs(r &- row), force: force, sigma: sigma, radius: freezeRadius)
+        if r == row { span = max(span, 0) } else if span < 0 { continue }
+        let first = max(0, col &- span)
+        let last = min(columns &- 1, col &+ span)
         let start = r &* columns
         hold(min(start &+ first, n)..<min(start &+ last &+ 1, n))
       }

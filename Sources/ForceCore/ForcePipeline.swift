@@ -156,6 +156,9 @@ public struct ForcePipeline: Sendable {
   var columns = 0
   var rows = 0
   var freezeRadius = 1
+  /// Which of the cells within `freezeRadius` a contact's force reaches
+  /// (its contact model's shares): the ones it holds.
+  var reach = HoldReach()
   /// The noise estimates' shift per tick: their window (`noiseWindow_ms`)
   /// in ticks.
   var noiseShift = 0
@@ -249,7 +252,8 @@ public struct ForcePipeline: Sendable {
       columns = gc
       rows = gr
     }
-    freezeRadius = max(1, c.contactRadius) + 1
+    freezeRadius = min(max(1, c.contactRadius) + 1, HoldReach.size - 1)
+    reach = HoldReach(&finder, radius: freezeRadius)
     noiseShift = max(0, BaselineRules.shift(frames: c.frames(c.noiseWindow_ms)) - BaselineRules.periodShift)
     cellFloor = max(c.cellFloor.rawValue, 1)
     totalNoise = ResidualNoise()

@@ -1,0 +1,94 @@
+/// How far a contact's own force reaches on a grid: for each offset of a
+/// cell from the contact's peak cell (columns and rows apart, 0...`size`
+/// - 1 each way), the largest share (Q16 of a cell under the press) a
+/// press anywhere in the peak cell puts on that cell, from the panel's
+/// contact model — the learnt response's kernel, or the radial spreading.
+///
+/// A contact holds (freezes) the baselines of the cells it loads: a cell
+/// its model gives less than one noise of the contact's force carries
+/// nothing of the press worth protecting, and held for as long as a
+/// finger rests (minutes) its baseline would miss the wander it is there
+/// to follow (the cells two or three pitches away then read several
+/// noises high at once, and their sums make false touches). Each row of
+/// the table falls with the columns (made so at setup), so a row's held
+/// cells are one run around the peak.
+///
+/// Without a contact model every cell within the freeze radius is held.
+/// Allocation-free; per contact and row a few multiplications.
+public struct HoldReach: Sendable {
+  /// Offsets up to 7 cells each way (the freeze radius is capped to it).
+  public static let size = 8
+  /// `share[rows * size + columns]`, Q16.
+  var share: InlineArray<64, Int32> = InlineArray(repeating: 65536)
+
+  public init() {}
+
+  /// The table for `finder`'s model, up to `radius` cells each way.
+  init(_ finder: inout ContactFinder, radius: Int) {
+    let n = min(radius, HoldReach.size - 1)
+    for dr in 0...n {
+      var outer: Int32 = 0
+      for dc in stride(from: n, through: 0, by: -1) {
+        let s = finder.nearestShare(columns: dc, rows: dr) ?? 65536
+        outer = max(outer, Int32(truncatingIfNeeded: min(s, 65536)))
+        share[dr &* HoldReach.size &+ dc] = outer
+      }
+    }
+  }
+
+  /// How many columns each side of the peak's column a contact of
+  /// `force` holds in the row `rows` away, up to `radius`: the cells whose
+  /// share of it is at least `sigma` (both mN Q10); -1 when not even the
+  /// cell in the peak's column is.
+  @inline(__always)
+  func columns(rows: Int, force: Int64, sigma: Int64, radius: Int) -> Int {
+    let row = min(rows, HoldReach.size &- 1) &* HoldReach.size
+    let need = sigma &<< 16
+    var dc = -1
+    while dc < radius {
+      let next = dc &+ 1
+      if force &* Int64(share[row &+ min(next, HoldReach.size &- 1)]) < need { break }
+      dc = next
+    }
+    return dc
+  }
+}
+
+extension ContactFinder {
+  /// The largest share (Q16) a press anywhere within half a pitch of a
+  /// cell's centre puts on the cell `columns` and `rows` pitches from it
+  /// (either side), from the learnt response's kernel or the radial
+  /// spreading; nil when the finder has neither (or no grid).
+  mutating func nearestShare(columns dc: Int, rows dr: Int) -> Int64? {
+    guard pitch > 0 else { return nil }
+    if responseKnown {
+      // The kernel's largest knot over the offsets such a press can have
+      // (knots of 1/8 pitch; beyond the table the border's largest).
+      let per = ResponseTable.knotsPerPitch
+      let reach = ResponseTable.reach
+      let u0 = max(0, (2 &* dc &- 1) &* per / 2)
+      let v0 = max(0, (2 &* dr &- 1) &* per / 2)
+      var best: Int64 = 0
+      for j in -reach...reach {
+        for i in -reach...reach {
+          let inside = (abs(i) >= min(u0, reach)) && (abs(j) >= min(v0, reach))
+          guard inside && abs(i) <= u0 &+ per && abs(j) <= v0 &+ per else { continue }
+          best = max(best, Int64(response.kernel[ResponseTable.index(i, j)]))
+        }
+      }
+      return best << 1
+    }
+    guard spreadingKnown else { return nil }
+    // The nearest such press: (|dc| - 1/2, |dr| - 1/2) pitches, at least 0;
+    // in quarter pitches, Q16; beyond the profile's 3 pitches, its last knot.
+    let a = Int64(max(0, 2 &* dc &- 1)) << 15
+    let b = Int64(max(0, 2 &* dr &- 1)) << 15
+    let t = FixedMath.squareRoot(a &* a &+ b &* b) &* 4
+    let i = Int(min(t >> 16, 12))
+    guard i < 12 else { return Int64(spreading[12]) }
+    let f = t & 0xFFFF
+    let g0 = Int64(spreading[i])
+    let g1 = Int64(spreading[i + 1])
+    return g0 + (((g1 - g0) * f) >> 16)
+  }
+}
