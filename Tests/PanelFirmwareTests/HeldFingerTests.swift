@@ -2,7 +2,10 @@ import ForceCore
 import PanelTestSupport
 import Testing
 
+@testable import PanelCalibration
+@testable import PanelEvaluationHarness
 @testable import PanelFirmware
+@testable import PanelMechanics
 @testable import PanelFormats
 @testable import PanelSimulation
 @testable import PanelTouch
@@ -67,6 +70,34 @@ import Testing
     // The tap where it stood, after it was lifted, is reported.
     let tapIDs = Set(run.touches.filter { Double($0.t_us) / 1e6 >= tapStart - 0.1 }.map(\.touch.id))
     #expect(tapIDs.count == 1, "\(name): the tap after the object made touches \(tapIDs.sorted())")
+  }
+
+  /// A finger held 110 s near a noisy grid's edge (sim-grid-noisy: every
+  /// cell's baseline wanders a few mN): it stays one touch, and nothing
+  /// else is reported while it rests nor in the 2 s after its lift. (The
+  /// cells two and three pitches away carry none of its force; frozen for
+  /// the whole press, as they were, their wander built up 15-20 mN each
+  /// and their sums made dozens of short false touches.)
+  /// Calibrated through its plan, as at the factory: the record's learnt
+  /// response is the model that says which cells the finger loads.
+  @Test func aFingerHeldNearANoisyGridsEdgeMakesNoOtherTouch() throws {
+    let board = try Repo.board("sim-grid-noisy")
+    let plan = try CalibrationPlan.load(path: Repo.path("calibration/plans/sim-grid.toml"), board: board)
+    let dir = try FilesTestSupport.makeTemporaryDirectory()
+    try EvaluationSteps.calibrateLive(board: board, plan: plan, directory: dir + "/session/", date: "2026-01-01T00:00:00Z")
+    let record = try EvaluationSteps.calibrate(board: board, directory: dir + "/session/", stem: dir + "/calibration").record
+    #expect(record.gridResponse(board: board) != nil, "the calibration learnt no response")
+    var finger = ScriptedTouch(
+      start_s: 1, x_mm: board.width_mm * 0.87, y_mm: board.height_mm * 0.38, force_n: 1.67, hold_s: 110,
+      rise_s: 0.25, fall_s: 0.2)
+    finger.tremor = Tremor(force: 0.047, position_mm: 0.19, seed: 483)
+    let scenario = Scenario(name: "held-edge", duration_s: finger.end_s + 2, touches: [finger])
+    let run = try SimRun(board: board, scenario: scenario, calibration: record)
+    let ids = Set(run.touches.map(\.touch.id))
+    let others = run.touches.filter { $0.touch.id != run.touches.first?.touch.id }
+    #expect(ids.count == 1, "touches \(ids.sorted()); the others began at \(others.filter { $0.touch.phase == .began }.map { Double($0.t_us) / 1e6 })")
+    let last = try #require(run.touches.last)
+    #expect(last.touch.phase == .ended && Double(last.t_us) / 1e6 > finger.end_s - 0.5, "\(last.touch.phase) at \(Double(last.t_us) / 1e6) s")
   }
 
   /// A slow press that starts 0.5 s after start-up, 0 to 5 N over 13 s,
