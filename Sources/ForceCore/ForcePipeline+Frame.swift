@@ -154,9 +154,13 @@ extension ForcePipeline {
       let force = Int64(max(image[peak].rawValue, 0))
       let sigma = Int64(max(noise.sigma[peak], 1))
       // (A grid has at most 256 cells: its indices are far inside `Int`.)
+      let modelled = reach.known
       for r in max(0, row &- freezeRadius)...min(rows &- 1, row &+ freezeRadius) {
-        var span = reach.columns(rows: abs(r &- row), force: force, sigma: sigma, radius: freezeRadius)
-        if r == row { span = max(span, 0) } else if span < 0 { continue }
+        var span = freezeRadius
+        if modelled {
+          span = reach.columns(rows: abs(r &- row), force: force, sigma: sigma, radius: freezeRadius)
+          if r == row { span = max(span, 0) } else if span < 0 { continue }
+        }
         let first = max(0, col &- span)
         let last = min(columns &- 1, col &+ span)
         let start = r &* columns

@@ -20,6 +20,9 @@ public struct HoldReach: Sendable {
   public static let size = 8
   /// `share[rows * size + columns]`, Q16.
   var share: InlineArray<64, Int32> = InlineArray(repeating: 65536)
+  /// Whether a contact model filled the table (otherwise every cell within
+  /// the radius is held, and `columns` is not asked).
+  public private(set) var known = false
 
   public init() {}
 
@@ -29,7 +32,8 @@ public struct HoldReach: Sendable {
     for dr in 0...n {
       var outer: Int32 = 0
       for dc in stride(from: n, through: 0, by: -1) {
-        let s = finder.nearestShare(columns: dc, rows: dr) ?? 65536
+        guard let s = finder.nearestShare(columns: dc, rows: dr) else { return }
+        known = true
         outer = max(outer, Int32(truncatingIfNeeded: min(s, 65536)))
         share[dr &* HoldReach.size &+ dc] = outer
       }
