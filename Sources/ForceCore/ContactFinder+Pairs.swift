@@ -41,11 +41,7 @@ extension ContactFinder {
       for q in (p + 1)..<max(original, p + 1) where fitAmplitude[q] > 0 && seen < 4 {
         let dx = fitX[q] - fitX[p]
         let dy = fitY[q] - fitY[p]
-        if dx * dx + dy * dy <= near2 {
-          splitSeenX[seen] = Int32(truncatingIfNeeded: (fitX[p] + fitX[q]) / 2)
-          splitSeenY[seen] = Int32(truncatingIfNeeded: (fitY[p] + fitY[q]) / 2)
-          seen += 1
-        }
+        if dx * dx + dy * dy <= near2 { noteSplit(p, q, &seen) }
       }
     }
     for p in 0..<original where fitAmplitude[p] > 0 {
@@ -66,11 +62,7 @@ extension ContactFinder {
       let q = peakCount
       if let spread = split(&image, p, into: q, remembered: remembered) {
         if spread == 0 {
-          if seen < 4 {
-            splitSeenX[seen] = Int32(truncatingIfNeeded: (fitX[p] + fitX[q]) / 2)
-            splitSeenY[seen] = Int32(truncatingIfNeeded: (fitY[p] + fitY[q]) / 2)
-            seen += 1
-          }
+          if seen < 4 { noteSplit(p, q, &seen) }
         } else {
           fitSpread[p] = spread
         }
@@ -81,6 +73,15 @@ extension ContactFinder {
       splitMemoryY[m] = splitSeenY[m]
     }
     splitMemoryCount = seen
+  }
+
+  /// Remembers, for the next frame, that presses `p` and `q` stood
+  /// together (a split, or two maxima within two pitches), at their middle.
+  @inline(__always)
+  mutating func noteSplit(_ p: Int, _ q: Int, _ seen: inout Int) {
+    splitSeenX[seen] = Int32(truncatingIfNeeded: (fitX[p] + fitX[q]) / 2)
+    splitSeenY[seen] = Int32(truncatingIfNeeded: (fitY[p] + fitY[q]) / 2)
+    seen += 1
   }
 
   /// Whether the last frame split a press within a pitch of (`x`, `y`).

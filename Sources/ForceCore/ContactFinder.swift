@@ -611,9 +611,15 @@ public struct ContactFinder: Sendable {
     }
     let d = FixedMath.squareRoot(Saturating.add(dx &* dx, dy &* dy))
     // Quarter pitches, Q16.
-    let t = FixedMath.divide(Saturating.multiply(d, 4 << 16), max(pitch, 1))
+    return spreadingShare(FixedMath.divide(Saturating.multiply(d, 4 << 16), max(pitch, 1)), beyond: 0)
+  }
+
+  /// `spreading` at `t` quarter pitches (Q16), linear between its knots;
+  /// `beyond` past its last (3 pitches).
+  @inline(__always)
+  func spreadingShare(_ t: Int64, beyond: Int64) -> Int64 {
     let i = Int(min(t >> 16, 12))
-    guard i < 12 else { return 0 }
+    guard i < 12 else { return beyond }
     let f = t & 0xFFFF
     let g0 = Int64(spreading[i])
     let g1 = Int64(spreading[i + 1])

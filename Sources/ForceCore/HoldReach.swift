@@ -41,19 +41,15 @@ public struct HoldReach: Sendable {
   }
 
   /// How many columns each side of the peak's column a contact of
-  /// `force` holds in the row `rows` away, up to `radius`: the cells whose
-  /// share of it is at least `sigma` (both mN Q10); -1 when not even the
-  /// cell in the peak's column is.
+  /// `force` holds in the row `rows` away, up to `radius` (both at most
+  /// `size - 1`): the cells whose share of it is at least `sigma` (both mN
+  /// Q10); -1 when not even the cell in the peak's column is.
   @inline(__always)
   func columns(rows: Int, force: Int64, sigma: Int64, radius: Int) -> Int {
-    let row = min(rows, HoldReach.size &- 1) &* HoldReach.size
+    let row = rows &* HoldReach.size
     let need = sigma &<< 16
     var dc = -1
-    while dc < radius {
-      let next = dc &+ 1
-      if force &* Int64(share[row &+ min(next, HoldReach.size &- 1)]) < need { break }
-      dc = next
-    }
+    while dc < radius && force &* Int64(share[row &+ dc &+ 1]) >= need { dc &+= 1 }
     return dc
   }
 }
@@ -66,18 +62,19 @@ extension ContactFinder {
   mutating func nearestShare(columns dc: Int, rows dr: Int) -> Int64? {
     guard pitch > 0 else { return nil }
     if responseKnown {
-      // The kernel's largest knot over the offsets such a press can have
-      // (knots of 1/8 pitch; beyond the table the border's largest).
+      // The kernel's largest knot over the offsets such a press can have:
+      // (2 dc - 1) / 2 to (2 dc + 1) / 2 pitches, in knots of 1/8 pitch;
+      // beyond the table, its border's.
       let per = ResponseTable.knotsPerPitch
       let reach = ResponseTable.reach
-      let u0 = max(0, (2 &* dc &- 1) &* per / 2)
-      let v0 = max(0, (2 &* dr &- 1) &* per / 2)
+      let u0 = min(max(0, (2 &* dc &- 1) &* per / 2), reach)
+      let v0 = min(max(0, (2 &* dr &- 1) &* per / 2), reach)
       var best: Int64 = 0
-      for j in -reach...reach {
-        for i in -reach...reach {
-          let inside = (abs(i) >= min(u0, reach)) && (abs(j) >= min(v0, reach))
-          guard inside && abs(i) <= u0 &+ per && abs(j) <= v0 &+ per else { continue }
-          best = max(best, Int64(response.kernel[ResponseTable.index(i, j)]))
+      for j in v0...min(v0 &+ per, reach) {
+        for i in u0...min(u0 &+ per, reach) {
+          let a = max(response.kernel[ResponseTable.index(i, j)], response.kernel[ResponseTable.index(-i, j)])
+          let b = max(response.kernel[ResponseTable.index(i, -j)], response.kernel[ResponseTable.index(-i, -j)])
+          best = max(best, Int64(max(a, b)))
         }
       }
       return best << 1
@@ -87,12 +84,6 @@ extension ContactFinder {
     // in quarter pitches, Q16; beyond the profile's 3 pitches, its last knot.
     let a = Int64(max(0, 2 &* dc &- 1)) << 15
     let b = Int64(max(0, 2 &* dr &- 1)) << 15
-    let t = FixedMath.squareRoot(a &* a &+ b &* b) &* 4
-    let i = Int(min(t >> 16, 12))
-    guard i < 12 else { return Int64(spreading[12]) }
-    let f = t & 0xFFFF
-    let g0 = Int64(spreading[i])
-    let g1 = Int64(spreading[i + 1])
-    return g0 + (((g1 - g0) * f) >> 16)
+    return spreadingShare(FixedMath.squareRoot(a &* a &+ b &* b) &* 4, beyond: Int64(spreading[12]))
   }
 }
