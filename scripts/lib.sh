@@ -76,3 +76,15 @@ elf_sections() {
     if [[ $idx =~ ^[0-9]+$ && $name == .* ]]; then echo "$name $((16#$size))"; fi
   done
 }
+
+# stage TEXT: starts a named stage of a long script, on stderr, with the
+# time the previous stage took and the time since the script began (the
+# figures docs/ci.md's timing comes from).
+stage() {
+  local now=$SECONDS
+  if [ -n "${STAGE_STARTED:-}" ]; then
+    printf '   (%d s)\n' $((now - STAGE_STARTED)) >&2
+  fi
+  STAGE_STARTED=$now
+  printf '== [%d:%02d] %s\n' $((now / 60)) $((now % 60)) "$*" >&2
+}
