@@ -7,7 +7,11 @@
 // FRAMES more through `countedFrames` (looped, as the benchmark does);
 // count with `valgrind --tool=callgrind --toggle-collect='*countedFrames*'`
 // and divide by FRAMES. Prints a hash of the fixture's frames, so two builds
-// can be shown to run the same input.
+// can be shown to run the same input, and a hash of what the pipeline made
+// of them (every frame's outcome, forces, contacts and gate through the
+// seeding pass and one more uncounted pass after the counted frames, then
+// each cell's baseline and noise), so two builds can be shown to give the
+// same output.
 import DoubleReference
 import ForceCore
 import PanelFirmware
@@ -37,6 +41,40 @@ for f in frames {
 var pipeline = ForcePipeline(
   geometry: board.geometry, calibration: BenchmarkFixtures.calibration(board).coreCalibration,
   configuration: board.coreConfiguration)
-for i in frames.indices { pipeline.process(&frames[i]) }
+var output: UInt64 = 0xcbf2_9ce4_8422_2325
+func mix(_ output: inout UInt64, _ v: Int64) { output = (output ^ UInt64(bitPattern: v)) &* 0x100_0000_01b3 }
+func mixOutputs(_ output: inout UInt64, _ p: inout ForcePipeline) {
+  func mix(_ v: Int64) { ForceCoreCount.mix(&output, v) }
+  switch p.outcome {
+  case .seeding: mix(1)
+  case .invalid: mix(2)
+  case .measured: mix(3)
+  }
+  mix(p.touched ? 1 : 0)
+  mix(p.loadAbsorbed ? 1 : 0)
+  for c in 0..<p.cellCount { mix(Int64(p.image[c].rawValue)) }
+  let list = p.contacts
+  mix(Int64(list.count))
+  for i in 0..<list.count {
+    let c = list[i]
+    for v in [c.x.rawValue, c.y.rawValue, c.force.rawValue, Int32(c.peakCell), Int32(c.cellCount), c.snr_Q8,
+      c.noise.rawValue, c.positionNoise.rawValue, c.merged ? 1 : 0, c.spread.rawValue] { mix(Int64(v)) }
+  }
+}
+for i in frames.indices {
+  pipeline.process(&frames[i])
+  mixOutputs(&output, &pipeline)
+}
 let contacts = countedFrames(&pipeline, &frames, n)
-print("cells \(cells) frames \(n) fixture hash \(String(hash, radix: 16)) contacts \(contacts)")
+for i in frames.indices {
+  pipeline.process(&frames[i])
+  mixOutputs(&output, &pipeline)
+}
+for c in 0..<pipeline.cellCount {
+  mix(&output, pipeline.baseline(of: c).rawValue)
+  mix(&output, Int64(pipeline.noise(of: c).rawValue))
+  mix(&output, Int64(pipeline.noise.sigma[c]))
+}
+print(
+  "cells \(cells) frames \(n) fixture hash \(String(hash, radix: 16)) contacts \(contacts)"
+    + " output hash \(String(output, radix: 16))")
