@@ -410,7 +410,10 @@ public struct ContactFinder: Sendable {
       var contact = Contact(
         x: position.x, y: position.y, force: Force_mN(rawValue: Saturating.int32(force)),
         peakCell: Int16(k), cellCount: cells[p])
-      let sigma = Int64(max(noise.sumNoise(sum: nearNoise[p], sumOfSquares: nearNoise2[p]), 1))
+      let sigma = Int64(
+        max(
+          NoiseMap.sumNoise(
+            sum: nearNoise[p], sumOfSquares: nearNoise2[p], correlation_Q16: noise.correlation_Q16), 1))
       contact.noise = Force_mN(rawValue: Saturating.int32(sigma))
       contact.snr_Q8 = ContactFinder.ratio_Q8(near[p], sigma)
       contact.positionNoise = positionNoise(&noise, x: position.x, y: position.y, force: max(near[p], 1), around: k)
@@ -730,12 +733,39 @@ public enum FixedMath {
     return q
   }
 
-  /// floor(sqrt(value)) of a non-negative value (0 for a negative one), bit
-  /// by bit from the value's highest bit: one step of shifts and adds per
-  /// two bits, no division; in 32-bit operations below 2^32.
+  /// floor(sqrt(value)) of a non-negative value (0 for a negative one):
+  /// on a 64-bit host from the FPU's correctly rounded root (a few
+  /// instructions), on a 32-bit target bit by bit (`bitwiseSquareRoot`).
+  /// The same value either way.
   @inline(__always)
   public static func squareRoot(_ value: Int64) -> Int64 {
     guard value > 0 else { return 0 }
+    #if _pointerBitWidth(_64)
+      return floatingSquareRoot(value)
+    #else
+      return bitwiseSquareRoot(value)
+    #endif
+  }
+
+  /// `squareRoot` of a positive value from `Double`'s square root, made
+  /// exact: above 2^53 the conversion rounds, so the root may be one off
+  /// either way; it is moved to the r with r^2 <= value < (r + 1)^2 (r is
+  /// at most 3 037 000 500: both squares fit `UInt64`).
+  @inline(__always)
+  static func floatingSquareRoot(_ value: Int64) -> Int64 {
+    let n = UInt64(bitPattern: value)
+    var root = UInt64(Double(value).squareRoot())
+    while root &* root > n { root &-= 1 }
+    while (root &+ 1) &* (root &+ 1) <= n { root &+= 1 }
+    return Int64(bitPattern: root)
+  }
+
+  /// `squareRoot` of a positive value bit by bit from its highest bit: one
+  /// step of shifts and adds per two bits, no division (a Cortex-M has
+  /// no 64-bit one, nor a double-precision FPU); in 32-bit operations
+  /// below 2^32.
+  @inline(__always)
+  static func bitwiseSquareRoot(_ value: Int64) -> Int64 {
     if value <= 0xFFFF_FFFF { return Int64(squareRoot32(UInt32(truncatingIfNeeded: value))) }
     var n = UInt64(bitPattern: value)
     var root: UInt64 = 0

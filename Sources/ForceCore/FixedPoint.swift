@@ -87,11 +87,21 @@ public enum Saturating {
   }
 
   /// The full 128-bit product `a * b` as (high, low), the same as
-  /// `multipliedFullWidth(by:)`, from four 32 x 32 -> 64-bit products: on
-  /// 32-bit targets the standard library's version goes through `words`
-  /// and allocates.
+  /// `multipliedFullWidth(by:)`: a 64-bit host's one instruction; on
+  /// 32-bit targets, where the standard library's version goes through
+  /// `words` and allocates, `wideMultiply32`.
   @inline(__always)
   public static func wideMultiply(_ a: Int64, _ b: Int64) -> (high: Int64, low: UInt64) {
+    #if _pointerBitWidth(_64)
+      return a.multipliedFullWidth(by: b)
+    #else
+      return wideMultiply32(a, b)
+    #endif
+  }
+
+  /// `wideMultiply` from four 32 x 32 -> 64-bit products.
+  @inline(__always)
+  static func wideMultiply32(_ a: Int64, _ b: Int64) -> (high: Int64, low: UInt64) {
     let ua = UInt64(bitPattern: a)
     let ub = UInt64(bitPattern: b)
     let mask: UInt64 = 0xFFFF_FFFF

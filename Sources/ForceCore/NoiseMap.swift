@@ -42,6 +42,13 @@ public struct NoiseMap: Sendable {
   /// `sum` (mN Q10) and whose squares sum to `sumOfSquares` (mN^2 Q20).
   @inline(__always)
   public func sumNoise(sum: Int64, sumOfSquares: Int64) -> Int32 {
+    NoiseMap.sumNoise(sum: sum, sumOfSquares: sumOfSquares, correlation_Q16: correlation_Q16)
+  }
+
+  /// `sumNoise` for a correlation of `correlation_Q16` (the frame path:
+  /// a call on a borrowed map may copy its per-cell tables).
+  @inline(__always)
+  static func sumNoise(sum: Int64, sumOfSquares: Int64, correlation_Q16: Int64) -> Int32 {
     let common = Saturating.subtract(Saturating.multiply(sum, sum), sumOfSquares)
     let variance = Saturating.add(sumOfSquares, Saturating.multiplyShift(max(common, 0), correlation_Q16, 16))
     return Saturating.int32(FixedMath.squareRoot(variance))

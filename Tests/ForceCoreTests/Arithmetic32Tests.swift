@@ -95,16 +95,29 @@ import Testing
 
   @Test func squareRootIsTheFloorOfTheRoot() {
     var values = Self.samples.filter { $0 >= 0 }
-    for r: Int64 in [1, 2, 3, 65535, 65536, 65537, 3_037_000_499] { values += [r * r - 1, r * r, r * r + 1] }
-    values += [0xFFFF_FFFF, 0x1_0000_0000, Int64.max]
-    for v in values {
-      let r = FixedMath.squareRoot(v)
-      // r^2 <= v < (r + 1)^2, on 128 bits.
-      let square = r.multipliedFullWidth(by: r)
-      let next = (r + 1).multipliedFullWidth(by: r + 1)
-      #expect(square.high == 0 && square.low <= UInt64(v), "sqrt(\(v)) = \(r)")
-      #expect(next.high > 0 || next.low > UInt64(v), "sqrt(\(v)) = \(r)")
+    // Around 2^53 and above, where a `Double` no longer holds every value.
+    let roots: [Int64] = [
+      1, 2, 3, 65535, 65536, 65537, 67_108_864, 94_906_265, 94_906_266, 1_000_000_007, 3_037_000_498,
+      3_037_000_499,
+    ]
+    for r in roots { values += [r * r - 1, r * r, r * r + 1] }
+    values += [0xFFFF_FFFF, 0x1_0000_0000, 1 << 53, (1 << 53) + 1, Int64.max - 1, Int64.max]
+    // Both forms (the host's and a 32-bit target's), whichever one `squareRoot` is here.
+    let forms: [(String, (Int64) -> Int64)] = [
+      ("squareRoot", FixedMath.squareRoot), ("floating", FixedMath.floatingSquareRoot),
+      ("bitwise", FixedMath.bitwiseSquareRoot),
+    ]
+    for v in values where v > 0 {
+      for (name, root) in forms {
+        let r = root(v)
+        // r^2 <= v < (r + 1)^2, on 128 bits.
+        let square = r.multipliedFullWidth(by: r)
+        let next = (r + 1).multipliedFullWidth(by: r + 1)
+        #expect(square.high == 0 && square.low <= UInt64(v), "\(name)(\(v)) = \(r)")
+        #expect(next.high > 0 || next.low > UInt64(v), "\(name)(\(v)) = \(r)")
+      }
     }
+    #expect(FixedMath.squareRoot(0) == 0 && FixedMath.squareRoot(-5) == 0)
   }
 
   /// The force as the conversion's model defines it, in 64-bit steps.
