@@ -8,19 +8,32 @@ extension GridResponse {
   /// over every cell (`N`) over the capture and over what the table's
   /// kernel sums to at that point (its reach is 2.5 pitches).
   ///
-  /// The core reads the table bilinearly, so its knots are not the kernel's
-  /// values there but the bilinear surface nearest to the kernel in least
-  /// squares over the whole lattice (`bilinearProjection`): point samples
-  /// leave the surface below a peaked kernel between knots and above its
-  /// tails everywhere a press lands off the knots, the same way for every
-  /// cell (a pitch is a whole number of knots): on sim-grid's noise-free
-  /// middle the core read presses 0.12 mm RMS off (0.18 at worst), with
-  /// the projection 0.07 (0.11) (`ResponseTableTests`).
+  /// The core reads the table bilinearly, so its knots are the bilinear
+  /// surface nearest to the kernel in least squares (`bilinearProjection`),
+  /// held to the kernel's own values on every half pitch (every fourth
+  /// knot each way). Point samples leave the surface below a peaked kernel
+  /// between knots and above its tails, the same way for every cell of a
+  /// press (a pitch is a whole number of knots): on sim-grid's noise-free
+  /// middle the core read presses 0.12 mm RMS off (0.18 at worst), the
+  /// projection 0.07 (0.11). Unheld, though, the projection also lowers a
+  /// peaked kernel's top and lifts its shoulders at the offsets every press
+  /// at a cell's centre or corner reads (whole and half pitches): the fit's
+  /// amplitude then no longer matches the scale, which assumes the kernel's
+  /// values there, and a Boussinesq overlay 0.35 pitch deep read
+  /// every force 4-5 % high. Held on half pitches, those presses read
+  /// the kernel itself, and the knots between keep the projection's
+  /// positions (`ResponseTableTests`).
   public func coreTable(cells: [CellPosition]) -> ResponseTable {
+    coreTable(cells: cells, pinned: ResponseTable.knotsPerPitch / 2)
+  }
+
+  /// `coreTable` with the kernel's own values held on every `pinned`-th
+  /// knot (`bilinearProjection`).
+  func coreTable(cells: [CellPosition], pinned: Int?) -> ResponseTable {
     var table = ResponseTable()
     let n = ResponseTable.reach
     let step = pitch_mm / Double(ResponseTable.knotsPerPitch)
-    let surface = bilinearProjection(step: step, reach: n)
+    let surface = bilinearProjection(step: step, reach: n, pinned: pinned)
     var values = [Double](repeating: 0, count: ResponseTable.knotCount)
     for j in 0...n {
       for i in -n...n where j > 0 || i >= 0 {
@@ -65,57 +78,82 @@ extension GridResponse {
   }
 
   /// The knots (i, j), |i|, |j| <= `reach`, `step` mm apart, of the
-  /// bilinear surface nearest to the kernel in least squares over the
-  /// lattice's square (row-major, j then i): the kernel's integral against
-  /// each knot's tent (Gauss-Legendre, four points an interval each way:
-  /// exact for the piecewise-cubic kernel), solved by the tents' overlaps
-  /// (tridiagonal, the same along each axis).
-  func bilinearProjection(step: Double, reach n: Int) -> [Double] {
+  /// bilinear surface nearest to the kernel in least squares (row-major, j
+  /// then i), held to the kernel's own values on every `pinned`-th knot
+  /// each way (nil: none held; 1: every knot, the point samples).
+  ///
+  /// Along each axis in turn (a tensor product: a knot held on both axes
+  /// keeps the kernel's value): the held knots are the kernel there, the
+  /// knots between two held ones (or between a held one and the lattice's
+  /// end) the least-squares line through what the kernel gives against
+  /// each knot's tent, given the held ends (tridiagonal: the tents'
+  /// overlaps, 2/3 on the diagonal, 1/3 at the lattice's ends, 1/6 beside).
+  /// Integrals by Gauss-Legendre, four points an interval: exact for the
+  /// piecewise-cubic kernel.
+  func bilinearProjection(step: Double, reach n: Int, pinned: Int?) -> [Double] {
     let m = 2 * n + 1
+    func held(_ a: Int) -> Bool { pinned.map { (a - n) % $0 == 0 } ?? false }
     let gauss: [(t: Double, w: Double)] = [
       (0.5 - 0.4305681557970263, 0.1739274225687269), (0.5 - 0.1699905217924281, 0.3260725774312731),
       (0.5 + 0.1699905217924281, 0.3260725774312731), (0.5 + 0.4305681557970263, 0.1739274225687269),
     ]
-    // The quadrature points along one axis: knot interval k (from -n), the
-    // point's place in it, its weight.
-    var points: [(k: Int, t: Double, w: Double)] = []
-    for k in -n..<n { for g in gauss { points.append((k, g.t, g.w)) } }
-    // Integrals along x, point row by point row, then along y.
-    var rowsX = [Double](repeating: 0, count: points.count * m)
-    for (q, pv) in points.enumerated() {
-      let y = (Double(pv.k) + pv.t) * step
-      for pu in points {
-        let value = pu.w * kernel((Double(pu.k) + pu.t) * step, y)
-        if value == 0 { continue }
-        rowsX[q * m + pu.k + n] += value * (1 - pu.t)
-        rowsX[q * m + pu.k + n + 1] += value * pu.t
+    // Along one axis, the points the kernel is read at (knot steps from
+    // -n): the knots, then four Gauss points an interval; and what each
+    // knot reads of a function: its value at a held knot, its integral
+    // against the knot's tent elsewhere, as (point, weight) pairs.
+    var points = (0..<m).map { Double($0 - n) }
+    for k in 0..<(m - 1) { for g in gauss { points.append(Double(k - n) + g.t) } }
+    var reads = [[(Int, Double)]](repeating: [], count: m)
+    for a in 0..<m {
+      if held(a) {
+        reads[a] = [(a, 1)]
+        continue
+      }
+      for (q, g) in gauss.enumerated() {
+        if a > 0 { reads[a].append((m + (a - 1) * 4 + q, g.w * g.t)) }
+        if a < m - 1 { reads[a].append((m + a * 4 + q, g.w * (1 - g.t))) }
       }
     }
+    // The kernel on every pair of points, then each knot's reads of it
+    // along x, then along y.
+    let p = points.count
+    var values = [Double](repeating: 0, count: p * p)
+    for (b, v) in points.enumerated() {
+      for (a, u) in points.enumerated() { values[b * p + a] = kernel(u * step, v * step) }
+    }
+    func read(_ knot: Int, _ f: (Int) -> Double) -> Double { reads[knot].reduce(0) { $0 + $1.1 * f($1.0) } }
+    var alongX = [Double](repeating: 0, count: p * m)
+    for b in 0..<p { for i in 0..<m { alongX[b * m + i] = read(i) { values[b * p + $0] } } }
     var surface = [Double](repeating: 0, count: m * m)
-    for (q, pv) in points.enumerated() {
-      for i in 0..<m {
-        let value = pv.w * rowsX[q * m + i]
-        surface[(pv.k + n) * m + i] += value * (1 - pv.t)
-        surface[(pv.k + n + 1) * m + i] += value * pv.t
-      }
-    }
-    // The tents' overlaps: 2/3 on the diagonal (1/3 at the ends), 1/6 beside.
+    for j in 0..<m { for i in 0..<m { surface[j * m + i] = read(j) { alongX[$0 * m + i] } } }
+    // Each run of knots between held ones: the tents' overlaps given the
+    // held ends (already values), solved in place.
     func solve(_ x: inout [Double], start: Int, gap: Int) {
-      var diagonal = [Double](repeating: 0, count: m)
-      for a in 0..<m {
-        let d = a == 0 || a == m - 1 ? 1.0 / 3 : 2.0 / 3
-        if a == 0 {
-          diagonal[a] = d
-        } else {
-          let f = (1.0 / 6) / diagonal[a - 1]
-          diagonal[a] = d - f / 6
-          x[start + a * gap] -= f * x[start + (a - 1) * gap]
+      var a = 0
+      while a < m {
+        if held(a) { a += 1; continue }
+        var b = a
+        while b + 1 < m && !held(b + 1) { b += 1 }
+        // Knots a...b are free; a - 1 and b + 1 held (when inside).
+        if a > 0 { x[start + a * gap] -= x[start + (a - 1) * gap] / 6 }
+        if b < m - 1 { x[start + b * gap] -= x[start + (b + 1) * gap] / 6 }
+        var diagonal = [Double](repeating: 0, count: b - a + 1)
+        for c in a...b {
+          let d = c == 0 || c == m - 1 ? 1.0 / 3 : 2.0 / 3
+          if c == a {
+            diagonal[0] = d
+          } else {
+            let f = (1.0 / 6) / diagonal[c - a - 1]
+            diagonal[c - a] = d - f / 6
+            x[start + c * gap] -= f * x[start + (c - 1) * gap]
+          }
         }
-      }
-      for a in stride(from: m - 1, through: 0, by: -1) {
-        var v = x[start + a * gap]
-        if a < m - 1 { v -= x[start + (a + 1) * gap] / 6 }
-        x[start + a * gap] = v / diagonal[a]
+        for c in stride(from: b, through: a, by: -1) {
+          var v = x[start + c * gap]
+          if c < b { v -= x[start + (c + 1) * gap] / 6 }
+          x[start + c * gap] = v / diagonal[c - a]
+        }
+        a = b + 1
       }
     }
     for j in 0..<m { solve(&surface, start: j * m, gap: 1) }
