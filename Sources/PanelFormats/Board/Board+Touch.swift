@@ -14,9 +14,9 @@ extension TrackerSettings {
     let core = board.coreConfiguration
     self.init(
       touchOn: Force_mN(newtons: d.touchOn_n),
-      debounce: max(1, d.debounceFrames),
+      debounce: d.debounce(rate_hz: board.rate_hz),
       touchOff: Force_mN(newtons: d.touchOff_n),
-      releaseFrames: max(1, d.debounceFrames),
+      releaseFrames: d.debounce(rate_hz: board.rate_hz),
       // A plate has one contact: it keeps its id wherever it goes.
       gate: Length_um(millimetres: board.grid == nil ? diagonal + 1 : max(30, 1.5 * (board.grid?.pitch_mm ?? 20))),
       moveThreshold: Length_um(millimetres: 0.5),

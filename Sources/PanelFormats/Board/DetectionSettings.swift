@@ -5,7 +5,13 @@ import ForceCore
 public struct DetectionSettings: Sendable, Equatable {
   public var touchOn_n = 0.08
   public var touchOff_n = 0.05
-  public var debounceFrames = 2
+  /// Frames a contact must last to become a touch, and stay below the
+  /// thresholds to be released; `nil` (the default): the frames that span
+  /// `debounceWindow_s` at the board's rate.
+  public var debounceFrames: Int? = nil
+  /// The shortest debounce without `debounce_frames`: two frames at 500
+  /// frames/s, one at 200, four at 1000 (`debounce(rate_hz:)`).
+  public static let debounceWindow_s = 0.004
   /// The touch thresholds against the panel's measured noise, in standard
   /// deviations of a contact's force (the absolute ones stay the floors).
   public var noiseOn = 4.5
@@ -37,8 +43,8 @@ public struct DetectionSettings: Sendable, Equatable {
     c.frameRate_hz = rate_hz
     c.touchOn = Force_mN(newtons: touchOn_n)
     c.touchOff = Force_mN(newtons: touchOff_n)
-    c.debounceOn = debounceFrames
-    c.debounceOff = debounceFrames
+    c.debounceOn = debounce(rate_hz: rate_hz)
+    c.debounceOff = debounce(rate_hz: rate_hz)
     c.noiseOn_Q8 = Int32((noiseOn * 256).rounded())
     c.noiseOff_Q8 = Int32((noiseOff * 256).rounded())
     c.maxOn_ms = DetectionSettings.milliseconds(maxOn_s)
@@ -56,6 +62,16 @@ public struct DetectionSettings: Sendable, Equatable {
     // touches in progress lose their contacts.)
     c.maxContacts = maxTouches <= 1 ? 1 : Capacity.contacts
     return c
+  }
+
+  /// The debounce in frames at `rate_hz`: `debounce_frames`, or the
+  /// fewest whole frames that span `debounceWindow_s` (at least one), so
+  /// that a slow board does not wait two long frames and a fast one does
+  /// not debounce over a shorter time than a 500 frames/s board.
+  public func debounce(rate_hz: Int) -> Int {
+    if let debounceFrames { return max(1, debounceFrames) }
+    let frames = (DetectionSettings.debounceWindow_s * Double(max(1, rate_hz)) - 1e-9).rounded(.up)
+    return max(1, Int(frames))
   }
 
   /// `seconds` in whole milliseconds, held to 0 and the longest time a board file
