@@ -232,7 +232,11 @@ let package = Package(
     .testTarget(name: "PanelCalibrationTests", dependencies: ["PanelCalibration", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(name: "PanelStreamingTests", dependencies: ["PanelStreaming", "PanelFirmware", "PanelTestSupport"]),
     .testTarget(name: "PanelFirmwareTests", dependencies: ["PanelFirmware", "PanelEvaluationHarness", "PanelTestSupport"]),
-    .testTarget(name: "PanelctlTests", dependencies: ["PanelFirmware"]),
+    // panelctl run as a process; the golden outputs' evaluation in process
+    // (dated by the test) and their SHA-256 (swift-crypto).
+    .testTarget(
+      name: "PanelctlTests",
+      dependencies: ["PanelFirmware", "PanelEvaluationHarness", .product(name: "Crypto", package: "swift-crypto")]),
     .testTarget(name: "PanelServeTests", dependencies: ["PanelServe", "PanelWeb", "PanelFirmware"]),
     .testTarget(
       name: "PanelFactoryTests",
