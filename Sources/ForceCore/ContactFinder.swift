@@ -735,16 +735,33 @@ public enum FixedMath {
 
   /// floor(sqrt(value)) of a non-negative value (0 for a negative one):
   /// on a 64-bit host from the FPU's correctly rounded root (a few
-  /// instructions), on a 32-bit target bit by bit (`bitwiseSquareRoot`).
-  /// The same value either way.
+  /// instructions); on a 32-bit target below 2^48 (a contact's noises)
+  /// from the single-precision root (`estimatedSquareRoot`), above it bit
+  /// by bit (`bitwiseSquareRoot`). The same value every way.
   @inline(__always)
   public static func squareRoot(_ value: Int64) -> Int64 {
     guard value > 0 else { return 0 }
     #if _pointerBitWidth(_64)
       return floatingSquareRoot(value)
     #else
-      return bitwiseSquareRoot(value)
+      return value < 1 << 48 ? estimatedSquareRoot(value) : bitwiseSquareRoot(value)
     #endif
+  }
+
+  /// `squareRoot` of a value in 1 ..< 2^48 from `Float`'s square root of
+  /// its two 24-bit halves (within about two of the root, under 2^24),
+  /// moved to the r with r^2 <= value < (r + 1)^2: single-precision and
+  /// 32 x 32 -> 64-bit operations only, which a Cortex-M4F has. (`Int`
+  /// conversions: the concrete ones, which allocate nowhere.)
+  @inline(__always)
+  static func estimatedSquareRoot(_ value: Int64) -> Int64 {
+    let n = UInt64(bitPattern: value)
+    let high = Float(Int(truncatingIfNeeded: n &>> 24))
+    let low = Float(Int(truncatingIfNeeded: n & 0xFF_FFFF))
+    var root = UInt64(UInt(Int((high * 16_777_216 + low).squareRoot())))
+    while root &* root > n { root &-= 1 }
+    while (root &+ 1) &* (root &+ 1) <= n { root &+= 1 }
+    return Int64(bitPattern: root)
   }
 
   /// `squareRoot` of a positive value from `Double`'s square root, made

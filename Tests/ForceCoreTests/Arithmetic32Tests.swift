@@ -105,10 +105,12 @@ import Testing
     // Both forms (the host's and a 32-bit target's), whichever one `squareRoot` is here.
     let forms: [(String, (Int64) -> Int64)] = [
       ("squareRoot", FixedMath.squareRoot), ("floating", FixedMath.floatingSquareRoot),
-      ("bitwise", FixedMath.bitwiseSquareRoot),
+      ("bitwise", FixedMath.bitwiseSquareRoot), ("estimated", FixedMath.estimatedSquareRoot),
     ]
+    for r: Int64 in [4095, 4096, 16_777_215, 16_777_216 - 3] { values += [r * r - 1, r * r, r * r + 1] }
+    values += [(1 << 48) - 1, (1 << 48) - 2, 1 << 47, 123_456_789_012]
     for v in values where v > 0 {
-      for (name, root) in forms {
+      for (name, root) in forms where name != "estimated" || v < 1 << 48 {
         let r = root(v)
         // r^2 <= v < (r + 1)^2, on 128 bits.
         let square = r.multipliedFullWidth(by: r)
