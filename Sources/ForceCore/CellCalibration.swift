@@ -83,10 +83,19 @@ public struct CellConversion: Sendable {
   /// |F1| in mN Q20 below which the quadratic term is under 1/8 LSB and is
   /// skipped: the common case of an untouched cell.
   public var linearSkip_Q20: Int64 {
-    didSet { linearSkip32 = Saturating.int32(linearSkip_Q20) }
+    didSet { setSkip() }
   }
-  /// `linearSkip_Q20` as 32 bits, for a 32-bit |F1| (saturated).
-  var linearSkip32: Int32
+  #if _pointerBitWidth(_64)
+    /// The linear forces the quadratic term is skipped for, |F1| under
+    /// `linearSkip_Q20` saturated to 32 bits (L), as one unsigned
+    /// comparison: -L < F1 < L exactly when F1 + (L - 1), as unsigned, is
+    /// under 2 L - 1 (0: none, for L < 1).
+    var skipOffset: Int64 = 0
+    var skipSpan: UInt64 = 0
+  #else
+    /// `linearSkip_Q20` as 32 bits, for a 32-bit |F1| (saturated).
+    var linearSkip32: Int32 = 0
+  #endif
   /// The temperature `scale_Q40` was computed for (`CellCalibration.retune`).
   public var spanTemperature: Temperature_C
   /// How far the temperature moves before the scale is recomputed: 1/16
@@ -102,8 +111,8 @@ public struct CellConversion: Sendable {
     self.scale_Q40 = scale_Q40
     self.linearity_Q60 = linearity_Q60
     self.linearSkip_Q20 = linearSkip_Q20
-    self.linearSkip32 = Saturating.int32(linearSkip_Q20)
     self.spanTemperature = spanTemperature
+    setSkip()
   }
 
   /// Calibrated force for a delta from the baseline, Q21.10 mN, saturated.
@@ -116,12 +125,31 @@ public struct CellConversion: Sendable {
     // its linear force up to 2 N: the common case in 32-bit operations.
     if let d = Saturating.narrow(delta.rawValue) {
       let f1 = Saturating.multiplyShift(narrow: d, scale_Q40, 36)
-      if let f = Saturating.narrow(f1), f < linearSkip32 && f > 0 &- linearSkip32 {
-        return Force_mN(rawValue: (f &>> 10) &+ ((f &>> 9) & 1))
-      }
+      #if _pointerBitWidth(_64)
+        // |f1| < L <= 2^31: the rounded shift in two operations, without
+        // overflow.
+        if UInt64(bitPattern: f1 &+ skipOffset) < skipSpan {
+          return Force_mN(rawValue: Int32(truncatingIfNeeded: (f1 &+ 512) &>> 10))
+        }
+      #else
+        if let f = Saturating.narrow(f1), f < linearSkip32 && f > 0 &- linearSkip32 {
+          return Force_mN(rawValue: (f &>> 10) &+ ((f &>> 9) & 1))
+        }
+      #endif
       return CellConversion.rounded(f1, linearSkip_Q20, linearity_Q60)
     }
     return CellConversion.rounded(Saturating.multiplyShift(delta.rawValue, scale_Q40, 36), linearSkip_Q20, linearity_Q60)
+  }
+
+  /// The skip's form for this target, from `linearSkip_Q20`.
+  mutating func setSkip() {
+    let limit = Saturating.int32(linearSkip_Q20)
+    #if _pointerBitWidth(_64)
+      let wide = Int64(limit)
+      (skipOffset, skipSpan) = wide < 1 ? (0, 0) : (wide &- 1, UInt64(2 &* wide &- 1))
+    #else
+      linearSkip32 = limit
+    #endif
   }
 
   /// The force for the linear force `f1` (mN Q20): with its quadratic

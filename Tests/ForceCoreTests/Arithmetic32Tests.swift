@@ -148,4 +148,20 @@ import Testing
       }
     }
   }
+
+  /// The skip of the quadratic term (one unsigned comparison) at the
+  /// edges of its range: no skip, a skip of 1, and limits around 2^31.
+  @Test func theQuadraticTermsSkipIsTheModelAtItsEdges() {
+    let limits: [Int64] = [
+      -5, -1, 0, 1, 2, 1 << 20, Int64(Int32.max) - 1, Int64(Int32.max), Int64(Int32.max) + 1, Int64.max,
+    ]
+    for limit in limits {
+      for scale: Int64 in [1 << 36, 3 << 40, 1 << 44, -(1 << 40)] {
+        let c = CellConversion(scale_Q40: scale, linearity_Q60: 1 << 40, linearSkip_Q20: limit)
+        for delta in Self.samples {
+          #expect(c.force(delta: Counts_Q16(rawValue: delta)).rawValue == Self.referenceForce(c, delta), "\(limit) \(scale) \(delta)")
+        }
+      }
+    }
+  }
 }
