@@ -22,13 +22,20 @@ import Testing
     return (board, sharing, response)
   }
 
+  /// `board`'s core configuration reading through `table`, with a cell
+  /// floor low enough for noise-free presses.
+  static func noiseFree(_ board: Board, table: ResponseTable) -> CoreConfiguration {
+    var configuration = board.coreConfiguration
+    configuration.cellFloor = Force_mN(newtons: 0.001)
+    configuration.response = table
+    return configuration
+  }
+
   /// Noise-free 1 N presses over the middle of the grid (two cells in from
   /// every edge, off the knots in both axes): position RMS and worst (mm),
   /// worst force error (N), for a core table.
   static func middleSweep(_ board: Board, _ sharing: LoadSharing, table: ResponseTable) -> (rms: Double, worst: Double, force: Double) {
-    var configuration = board.coreConfiguration
-    configuration.cellFloor = Force_mN(newtons: 0.001)
-    configuration.response = table
+    let configuration = noiseFree(board, table: table)
     var squares = 0.0
     var worst = 0.0
     var force = 0.0
@@ -147,9 +154,7 @@ import Testing
   /// exactly what `response` says: worst and mean force error (fractions),
   /// position RMS (mm).
   static func ownReads(_ board: Board, _ response: GridResponse, table: ResponseTable, at points: [(Double, Double)]) -> (worst: Double, mean: Double, rms: Double) {
-    var configuration = board.coreConfiguration
-    configuration.cellFloor = Force_mN(newtons: 0.001)
-    configuration.response = table
+    let configuration = noiseFree(board, table: table)
     var worst = 0.0
     var sum = 0.0
     var squares = 0.0
