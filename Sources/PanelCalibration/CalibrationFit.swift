@@ -146,6 +146,7 @@ public struct CalibrationFit: Sendable {
       rows += [rf, rx, ry]
       rhs += [wt * p.force_n, wt * p.force_n * (p.x_mm - cx) / r, wt * p.force_n * (p.y_mm - cy) / r]
     }
+    plateRidge(&rows, &rhs, cells: (0..<n).filter { !excluded.contains($0) }, terms: terms)
     guard let x = LeastSquares.solve(rows, rhs) else { return nil }
     var fit = CalibrationFit(
       model: .rigidPlate, spread_mm: nil, u: [Double](repeating: 0, count: n), v: [Double](repeating: 0, count: n),
@@ -156,6 +157,43 @@ public struct CalibrationFit: Sendable {
       if temperature { fit.w[k] = x[k * terms + 2] }
     }
     return fit
+  }
+
+  /// How strongly a plate's gains are held alike, and its other terms to
+  /// zero, against the data (a fraction of a column's length).
+  static let plateRidge = 0.01
+
+  /// Adds the rows that settle what a plate's statics leave open: on more
+  /// than three supports the cells' deltas span only the load and its two
+  /// moments (the plate stays flat), so the force and centre of pressure
+  /// hold along other directions of the gains whatever they are, and
+  /// noise alone decided them (a 300 x 200 mm plate on six supports had
+  /// gains of -315 000, 18 000 and 118 000 counts/N). Light rows pull each
+  /// cell's `u` toward the cells' mean and `v`, `w` toward zero: along the
+  /// directions the statics see they move the fit by about `plateRidge`
+  /// squared; along the rest they decide it, the gains as alike as the
+  /// statics allow.
+  static func plateRidge(_ rows: inout [[Double]], _ rhs: inout [Double], cells: [Int], terms: Int) {
+    guard cells.count > 1, let width = rows.first?.count else { return }
+    var length = [Double](repeating: 0, count: terms)
+    for k in cells {
+      for t in 0..<terms {
+        var s = 0.0
+        for row in rows { s += row[k * terms + t] * row[k * terms + t] }
+        length[t] += s.squareRoot() / Double(cells.count)
+      }
+    }
+    let m = Double(cells.count)
+    for k in cells {
+      for t in 0..<terms where length[t] > 0 {
+        var row = [Double](repeating: 0, count: width)
+        let scale = plateRidge * length[t]
+        row[k * terms + t] = scale
+        if t == 0 { for j in cells { row[j * terms] -= scale / m } }
+        rows.append(row)
+        rhs.append(0)
+      }
+    }
   }
 
   /// Each cell's share of every placement under spreading `depth` deep.
