@@ -4,26 +4,24 @@ import PanelMechanics
 /// Learning a grid's two-dimensional response (`GridResponse`) from a
 /// session's placements, after the radial profile's fit.
 ///
-/// Two linear least-squares problems in turn, each holding the other: the
-/// kernel's knots (the cells' calibrated forces over what each placement
-/// puts on the panel), then the cells' coefficients and the capture
-/// together (`fitCellsAndCapture`), while the residual falls. The kernel is
-/// regularised toward smoothness (second differences along both axes, the
-/// lattice's rim held toward zero) and, lightly, toward the radial profile
-/// it started from, so knots no placement reaches stay near it; the
-/// capture toward smoothness and 1. A session whose placements stand only
-/// on cell centres says nothing between them: there the kernel stays the
-/// radial profile's.
+/// Three linear least-squares problems in turn, each holding the others:
+/// the kernel's knots (the cells' calibrated forces over what each placement
+/// puts on the panel), the capture's knots (each placement's level), and the
+/// cells' gains (for the loads the response gives), while the residual
+/// falls. The kernel is regularised toward smoothness (second differences
+/// along both axes, the lattice's rim held toward zero) and, lightly, toward
+/// the radial profile it started from, so knots no placement reaches stay
+/// near it; the capture toward smoothness and 1. A session whose placements
+/// stand only on cell centres says nothing between them: there the kernel
+/// stays the radial profile's.
 extension CalibrationFit {
-  /// Smoothness of the kernel (a multiple of the data's median weight per
+  /// Smoothness of the kernel (a multiple of the data's mean weight per
   /// knot), its pull toward the radial profile, and the capture's
-  /// smoothness and pull toward 1 (of its mean weight per knot).
+  /// smoothness and pull toward 1.
   static let kernelSmoothing = 0.005
   static let kernelPrior = 0.0005
   static let captureSmoothing = 0.05
   static let capturePrior = 0.001
-  /// Rounds of the alternation at most.
-  static let responseRounds = 20
 
   /// Fits the response from the current gains and radial profile and keeps
   /// its best round (with the gains it gives), also where the radial profile
@@ -38,14 +36,17 @@ extension CalibrationFit {
     var response = GridResponse(profile: profile, board: board)
     let prior = response.kernel
     var best: (sse: Double, u: [Double], v: [Double], w: [Double], response: GridResponse)?
-    for _ in 0..<CalibrationFit.responseRounds {
+    for _ in 0..<10 {
       let forces = placements.map { p in (0..<n).map { force($0, p.deltas[$0], p.dT) } }
       guard let kernel = response.refinedKernel(forces: forces, placements: placements, cells: board.cells, excluded: excluded, prior: prior)
       else { break }
       response.kernel = kernel
-      guard let cells = response.fitCellsAndCapture(placements, cells: board.cells, temperature: temperature, excluded: excluded)
+      guard let capture = response.refinedCapture(forces: forces, placements: placements, cells: board.cells, excluded: excluded)
       else { break }
-      response.capture = cells.capture
+      response.capture = capture
+      let loads = placements.map { response.loads(force: $0.force_n, x: $0.x_mm, y: $0.y_mm, cells: board.cells) }
+      guard let cells = CalibrationFit.fitGridCells(placements, loads: loads, n: n, temperature: temperature, excluded: excluded)
+      else { break }
       (u, v, w) = (cells.u, cells.v, cells.w)
       let improved = best.map { cells.sse < $0.sse * 0.995 } ?? true
       if best.map({ cells.sse < $0.sse }) ?? true { best = (cells.sse, cells.u, cells.v, cells.w, response) }
@@ -104,12 +105,7 @@ extension GridResponse {
         normal.addRow(basis, scale: level, target: wt * forces[j][k])
       }
     }
-    // Relative to the median knot's data: the knots a whole pitch apart
-    // are seen by every placement on a cell centre, some fifty times the
-    // others, and a mean led by them smoothed a peaked kernel's knots
-    // between cells (eval-grid-boussinesq-035 learnt 0.193 of the peak
-    // at the diagonal half pitch where its panel has 0.258).
-    let mean = normal.medianDiagonal
+    let mean = normal.meanDiagonal
     guard mean > 0 else { return nil }
     // Second differences along both axes over the whole lattice, knots
     // beyond it zero (the rim pulled toward zero with them).
@@ -133,127 +129,57 @@ extension GridResponse {
     guard let x = normal.solve(), x[0] > 0 else { return nil }
     return x.map { $0 / x[0] }
   }
-}
 
-extension GridResponse {
-  /// The cells' coefficients and the capture together, for the kernel
-  /// as it is: each cell's force `u d + v d^2 + w d dT` must be its load
-  /// `F c(x, y) K / N`, linear in both. (Fitted in turn, a cell's gain and
-  /// the capture where it stands trade against each other: a framed
-  /// edge's presses read low, and the edge cells' gains rose to explain
-  /// it before the capture could fall, round after round.) The cells'
-  /// blocks are eliminated (Schur complement), the capture solved with its
-  /// smoothness and its pull toward 1, held to 1 at the panel's centre,
-  /// then each cell's coefficients from it. Returns them with the
-  /// weighted residual sum of squares; nil when singular.
-  func fitCellsAndCapture(
-    _ placements: [CalibrationFit.Placement], cells: [CellPosition], temperature: Bool, excluded: Set<Int>
-  ) -> (u: [Double], v: [Double], w: [Double], capture: [Double], sse: Double)? {
-    let n = cells.count
-    let terms = temperature ? 3 : 2
+  /// The capture that best explains each placement's level given the
+  /// kernel, scaled to 1 at the panel's centre. Nil when singular.
+  func refinedCapture(
+    forces: [[Double]], placements: [CalibrationFit.Placement], cells: [CellPosition], excluded: Set<Int>
+  ) -> [Double]? {
     let size = capture.count
-    // Unit-capture loads and each placement's capture basis.
-    var unit: [[Double]] = []
-    var basis: [[(Int, Double)]] = []
-    for p in placements {
+    var normal = SymmetricSystem(size: size)
+    for (j, p) in placements.enumerated() {
       var shares = cells.map { kernel($0.x_mm - p.x_mm, $0.y_mm - p.y_mm) }
       let total = shares.reduce(0, +)
-      let scale = total > 0 ? p.force_n / total : 0
-      for k in shares.indices { shares[k] *= scale }
-      unit.append(shares)
+      guard total > 0 else { continue }
+      let wt = CalibrationFit.weight(p)
+      // Sum over the cells of (a c - f)^2 with a = w F K / N: one row
+      // a-weighted per placement.
+      var aa = 0.0
+      var af = 0.0
+      for k in cells.indices where !excluded.contains(k) {
+        shares[k] *= wt * p.force_n / total
+        aa += shares[k] * shares[k]
+        af += shares[k] * wt * forces[j][k]
+      }
+      guard aa > 0 else { continue }
       var row: [(Int, Double)] = []
       captureBasis(p.x_mm, p.y_mm) { row.append(($0, $1)) }
-      basis.append(row)
+      let norm = aa.squareRoot()
+      normal.addRow(row, scale: norm, target: af / norm)
     }
-    func features(_ p: CalibrationFit.Placement, _ k: Int) -> [Double] {
-      let d = p.deltas[k]
-      return temperature ? [d, d * d, d * p.dT] : [d, d * d]
-    }
-    var system = SymmetricSystem(size: size)
-    // Per cell: A (terms^2), B (terms x size), the capture's own block.
-    var solved: [(k: Int, a: [[Double]], b: [[Double]])] = []
-    for k in 0..<n where !excluded.contains(k) {
-      var a = [[Double]](repeating: [Double](repeating: 0, count: terms), count: terms)
-      var b = [[Double]](repeating: [Double](repeating: 0, count: size), count: terms)
-      for (j, p) in placements.enumerated() {
-        let wt = CalibrationFit.weight(p)
-        let f = features(p, k).map { $0 * wt }
-        let h = unit[j][k] * wt
-        for r in 0..<terms {
-          for c in 0..<terms { a[r][c] += f[r] * f[c] }
-        }
-        guard h != 0 else { continue }
-        for (i, phi) in basis[j] {
-          for r in 0..<terms { b[r][i] -= f[r] * h * phi }
-        }
-        system.addRow(basis[j], scale: h, target: 0)
-      }
-      solved.append((k, a, b))
-    }
-    let mean = system.meanDiagonal
+    let mean = normal.meanDiagonal
     guard mean > 0 else { return nil }
-    // Less each cell's block: D - B^T A^-1 B.
-    var gainsFrom: [(k: Int, x: [[Double]])] = []  // A^-1 B (terms x size)
-    for block in solved {
-      // Scaled columns: counts and counts squared differ by orders of magnitude.
-      let s = (0..<terms).map { block.a[$0][$0] > 0 ? block.a[$0][$0].squareRoot() : 1 }
-      let scaled = (0..<terms).map { r in (0..<terms).map { c in block.a[r][c] / (s[r] * s[c]) } }
-      var x = [[Double]](repeating: [Double](repeating: 0, count: size), count: terms)
-      let reached = (0..<size).filter { i in block.b.contains { $0[i] != 0 } }
-      for i in reached {
-        guard let y = LeastSquares.solveNormal(scaled, (0..<terms).map { block.b[$0][i] / s[$0] }) else { return nil }
-        for r in 0..<terms { x[r][i] = y[r] / s[r] }
-      }
-      gainsFrom.append((block.k, x))
-      for i in reached {
-        for j in reached {
-          var v = 0.0
-          for r in 0..<terms { v += block.b[r][i] * x[r][j] }
-          system.a[i * size + j] -= v
-        }
-      }
-    }
     let smooth = (CalibrationFit.captureSmoothing * mean).squareRoot()
     for j in 0..<captureRows {
       for i in 0..<captureColumns {
         if i > 0 && i + 1 < captureColumns {
-          system.addRow([(j * captureColumns + i - 1, 1), (j * captureColumns + i, -2), (j * captureColumns + i + 1, 1)], scale: smooth, target: 0)
+          normal.addRow([(j * captureColumns + i - 1, 1), (j * captureColumns + i, -2), (j * captureColumns + i + 1, 1)], scale: smooth, target: 0)
         }
         if j > 0 && j + 1 < captureRows {
-          system.addRow(
+          normal.addRow(
             [((j - 1) * captureColumns + i, 1), (j * captureColumns + i, -2), ((j + 1) * captureColumns + i, 1)], scale: smooth,
             target: 0)
         }
       }
     }
     let pull = (CalibrationFit.capturePrior * mean).squareRoot()
-    for k in 0..<size { system.addRow([(k, 1)], scale: pull, target: pull) }
-    // Held to 1 at the centre (the gains take the panel's scale).
-    var centre: [(Int, Double)] = []
-    captureBasis(width_mm / 2, height_mm / 2) { centre.append(($0, $1)) }
-    let hold = (1e3 * mean).squareRoot()
-    system.addRow(centre, scale: hold, target: hold)
-    guard let c = system.solve() else { return nil }
-    var u = [Double](repeating: 0, count: n)
-    var v = u
-    var w = u
-    var sse = 0.0
-    for (k, x) in gainsFrom {
-      var theta = [Double](repeating: 0, count: terms)
-      for r in 0..<terms { for i in 0..<size { theta[r] -= x[r][i] * c[i] } }
-      u[k] = theta[0]
-      v[k] = theta[1]
-      if temperature { w[k] = theta[2] }
-      for (j, p) in placements.enumerated() {
-        let wt = CalibrationFit.weight(p)
-        var level = 0.0
-        for (i, phi) in basis[j] { level += phi * c[i] }
-        var e = -unit[j][k] * level
-        for (r, f) in features(p, k).enumerated() { e += theta[r] * f }
-        sse += wt * wt * e * e
-      }
-    }
-    return (u, v, w, c, sse)
+    for k in 0..<size { normal.addRow([(k, 1)], scale: pull, target: pull) }
+    guard let x = normal.solve() else { return nil }
+    var scaled = self
+    scaled.capture = x
+    let centre = scaled.capture(width_mm / 2, height_mm / 2)
+    guard centre > 0 else { return nil }
+    return x.map { $0 / centre }
   }
 }
 
@@ -277,12 +203,6 @@ struct SymmetricSystem {
       b[i] += ri * target
       for (j, wj) in row { a[i * size + j] += ri * scale * wj }
     }
-  }
-
-  /// The median of the diagonal over the unknowns the rows reached.
-  var medianDiagonal: Double {
-    let reached = (0..<size).map { a[$0 * size + $0] }.filter { $0 > 0 }.sorted()
-    return reached.isEmpty ? 0 : reached[reached.count / 2]
   }
 
   /// The mean of the diagonal over the unknowns the rows reached.
