@@ -260,76 +260,112 @@ public struct ContactFinder: Sendable {
 
   // MARK: Grid
 
+  /// The contacts of a grid, in four steps: the local maxima, merged where
+  /// a high saddle joins them, the cells fed to their nearest peak, and a
+  /// contact for each peak above the release threshold. (Inlined as they
+  /// were one function: `feedPeaks` and `emitContact` are `@_transparent`,
+  /// which -Osize honours where it leaves an `@inline(__always)` this size
+  /// out of line; the Cortex-M4's instructions a frame are docs/firmware.md's.)
   mutating func findPeaks(
     _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, into contacts: inout ContactList
   ) {
     peakCount = 0
-    // 1. Local maxima (ties go to the lower index), strongest 16 kept:
-    // the cells at or above their floor, in cell order (`firstAtFloor`
-    // skips the others, most of them, in a loop of its own).
+    findMaxima(&image, &noise)
+    mergePeaks(&image, &noise)
+    guard peakCount > 0 else {
+      splitMemoryCount = 0
+      return
+    }
+    feedPeaks(&image, &noise)
+    if responseKnown { fitPeaks(&image, &noise) }
+    for p in 0..<peakCount { emitContact(p, &image, &noise, into: &contacts) }
+  }
+
+  /// Step 1: the local maxima (ties go to the lower index), strongest 16
+  /// kept: the cells at or above their floor, in cell order
+  /// (`firstAtFloor` skips the others, most of them, in a loop of its own).
+  @inline(__always)
+  mutating func findMaxima(_ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap) {
     let gridCells = min(rows &* columns, Capacity.cells)
     var next = 0
     while true {
       let k = ContactFinder.firstAtFloor(from: next, to: gridCells, &image, &noise.floor)
       guard k < gridCells else { break }
       next = k &+ 1
-      let f = image[k].rawValue
       let row = k / columns
       let col = k &- row &* columns
-      if row > 0 && row &+ 1 < rows && col > 0 && col &+ 1 < columns {
-        // Interior: the eight neighbours unrolled; a neighbour before k
-        // in cell order wins a tie, one after it does not.
-        let c = columns
-        if image[k &- 1].rawValue >= f || image[k &+ 1].rawValue > f
-          || image[k &- c].rawValue >= f || image[k &+ c].rawValue > f
-        {
-          continue
-        }
-        if image[k &- c &- 1].rawValue >= f || image[k &- c &+ 1].rawValue >= f
-          || image[k &+ c &- 1].rawValue > f || image[k &+ c &+ 1].rawValue > f
-        {
-          if !standsApart(k, row: row, col: col, &image) { continue }
-        }
-        insertPeak(Int16(k), &image)
-        continue
-      }
-      var isPeak = true
-      var diagonal = false
-      neighbours: for dy in -1...1 {
-        let r = row + dy
-        if r < 0 || r >= rows { continue }
-        for dx in -1...1 {
-          let c = col + dx
-          if (dx == 0 && dy == 0) || c < 0 || c >= columns { continue }
-          let j = r * columns + c
-          let g = image[j].rawValue
-          if g > f || (g == f && j < k) {
-            if dx != 0 && dy != 0 {
-              diagonal = true
-              continue
-            }
-            isPeak = false
-            break neighbours
-          }
-        }
-      }
-      if isPeak && diagonal { isPeak = standsApart(k, row: row, col: col, &image) }
-      if isPeak { insertPeak(Int16(k), &image) }
+      let isMaximum =
+        row > 0 && row &+ 1 < rows && col > 0 && col &+ 1 < columns
+        ? isInteriorMaximum(k, row: row, col: col, &image) : isBorderMaximum(k, row: row, col: col, &image)
+      if isMaximum { insertPeak(Int16(k), &image) }
     }
-    // 2. Merge peaks joined by a high saddle.
-    mergePeaks(&image, &noise)
-    guard peakCount > 0 else {
-      splitMemoryCount = 0
-      return
+  }
+
+  /// Whether interior cell `k` is a maximum: its eight neighbours
+  /// unrolled; a neighbour before `k` in cell order wins a tie, one after
+  /// it does not. Over its edge neighbours but not its diagonal ones, it is
+  /// one when it `standsApart`.
+  @inline(__always)
+  mutating func isInteriorMaximum(_ k: Int, row: Int, col: Int, _ image: inout CellArray<Force_mN>) -> Bool {
+    let f = image[k].rawValue
+    let c = columns
+    if image[k &- 1].rawValue >= f || image[k &+ 1].rawValue > f
+      || image[k &- c].rawValue >= f || image[k &+ c].rawValue > f
+    {
+      return false
     }
-    // 3. Every cell feeds its nearest peak (the stronger one on a tie),
-    // when it lies within `radius` cells of it.
-    // Squared distance to peak p minus the cell's own |c|^2 + |r|^2 is
-    // linear in the cell: -2 c cp - 2 r rp + cp^2 + rp^2, so along a row
-    // each peak's term grows by a constant step.
+    if image[k &- c &- 1].rawValue >= f || image[k &- c &+ 1].rawValue >= f
+      || image[k &+ c &- 1].rawValue > f || image[k &+ c &+ 1].rawValue > f
+    {
+      return standsApart(k, row: row, col: col, &image)
+    }
+    return true
+  }
+
+  /// `isInteriorMaximum` for a cell on the grid's border: the neighbours
+  /// there are.
+  @inline(__always)
+  mutating func isBorderMaximum(_ k: Int, row: Int, col: Int, _ image: inout CellArray<Force_mN>) -> Bool {
+    let f = image[k].rawValue
+    var diagonal = false
+    for dy in -1...1 {
+      let r = row + dy
+      if r < 0 || r >= rows { continue }
+      for dx in -1...1 {
+        let c = col + dx
+        if (dx == 0 && dy == 0) || c < 0 || c >= columns { continue }
+        let j = r * columns + c
+        let g = image[j].rawValue
+        guard g > f || (g == f && j < k) else { continue }
+        if dx == 0 || dy == 0 { return false }
+        diagonal = true
+      }
+    }
+    return diagonal ? standsApart(k, row: row, col: col, &image) : true
+  }
+
+  /// Step 3: every cell feeds its nearest peak (the stronger one on a
+  /// tie), when it lies within `radius` cells of it. Only the cells in the
+  /// box around the peaks' windows can.
+  @_transparent
+  mutating func feedPeaks(_ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap) {
     let np = min(peakCount, 16)
-    // Only the cells within `radius` of some peak can feed one: the box
-    // around the peaks' windows.
+    let box = startPeaks(np)
+    // (Grids are at most 256 cells a side and 256 cells: every index and
+    // term below is far inside 32 bits, every sum inside 64.)
+    for row in box.firstRow...box.lastRow {
+      setRowTerms(row: row, np)
+      for col in box.firstColumn...box.lastColumn {
+        let k = row &* columns &+ col
+        feed(cell: k, to: nearestPeak(col: col, np), row: row, col: col, &image, &noise)
+      }
+    }
+  }
+
+  /// Clears the first `np` peaks' sums, notes their rows and columns, and
+  /// returns the box of cells within `radius` of one of them.
+  @inline(__always)
+  mutating func startPeaks(_ np: Int) -> (firstRow: Int, lastRow: Int, firstColumn: Int, lastColumn: Int) {
     var firstRow = rows
     var lastRow = -1
     var firstColumn = columns
@@ -349,78 +385,95 @@ public struct ContactFinder: Sendable {
       firstColumn = min(firstColumn, pc - radius)
       lastColumn = max(lastColumn, pc + radius)
     }
-    firstRow = max(firstRow, 0)
-    lastRow = min(lastRow, rows - 1)
-    firstColumn = max(firstColumn, 0)
-    lastColumn = min(lastColumn, columns - 1)
-    // (Grids are at most 256 cells a side and 256 cells: every index and
-    // term below is far inside 32 bits, every sum inside 64.)
-    for row in firstRow...lastRow {
-      for p in 0..<np {
-        let pc = Int32(peakColumn[p])
-        let pr = Int32(peakRow[p])
-        rowTerm[p] = pc &* pc &+ pr &* pr &- 2 &* Int32(truncatingIfNeeded: row) &* pr
-      }
-      for col in firstColumn...lastColumn {
-        let k = row &* columns &+ col
-        let twiceColumn = 2 &* Int32(truncatingIfNeeded: col)
-        var best = 0
-        if np > 1 {
-          var bestTerm = rowTerm[0] &- twiceColumn &* Int32(peakColumn[0])
-          for p in 1..<np {
-            let term = rowTerm[p] &- twiceColumn &* Int32(peakColumn[p])
-            if term < bestTerm {
-              bestTerm = term
-              best = p
-            }
-          }
-        }
-        let dc = abs(col &- Int(peakColumn[best]))
-        let dr = abs(row &- Int(peakRow[best]))
-        let reach = max(dc, dr)
-        if reach > radius { continue }
-        let f = image[k].rawValue
-        sums[best] &+= Int64(f)
-        if f >= noise.floor[k] { cells[best] &+= 1 }
-        if reach <= 1 {
-          let s = Int64(noise.sigma[k])
-          near[best] &+= Int64(f)
-          nearNoise[best] &+= s
-          nearNoise2[best] &+= s &* s
-        }
+    return (max(firstRow, 0), min(lastRow, rows - 1), max(firstColumn, 0), min(lastColumn, columns - 1))
+  }
+
+  /// The squared distance to peak p less the cell's own |c|^2 + |r|^2 is
+  /// linear in the cell: -2 c cp - 2 r rp + cp^2 + rp^2. Its part that
+  /// does not change along `row`, for each peak.
+  @inline(__always)
+  mutating func setRowTerms(row: Int, _ np: Int) {
+    for p in 0..<np {
+      let pc = Int32(peakColumn[p])
+      let pr = Int32(peakRow[p])
+      rowTerm[p] = pc &* pc &+ pr &* pr &- 2 &* Int32(truncatingIfNeeded: row) &* pr
+    }
+  }
+
+  /// The nearest of the first `np` peaks to column `col` of the row
+  /// `setRowTerms` set (the stronger, earlier one on a tie).
+  @inline(__always)
+  mutating func nearestPeak(col: Int, _ np: Int) -> Int {
+    guard np > 1 else { return 0 }
+    let twiceColumn = 2 &* Int32(truncatingIfNeeded: col)
+    var best = 0
+    var bestTerm = rowTerm[0] &- twiceColumn &* Int32(peakColumn[0])
+    for p in 1..<np {
+      let term = rowTerm[p] &- twiceColumn &* Int32(peakColumn[p])
+      if term < bestTerm {
+        bestTerm = term
+        best = p
       }
     }
-    // 4. Contacts above the release threshold, strongest first: fitted
-    // to the learnt response when there is one.
-    if responseKnown { fitPeaks(&image, &noise) }
-    for p in 0..<peakCount {
-      let k = Int(peaks[p])
-      var position: (x: Length_um, y: Length_um)
-      var force: Int64
-      var spread: Int32 = 0
-      if responseKnown && fitAmplitude[p] > 0 {
-        position = clamp(fitX[p], fitY[p])
-        force = fitForce[p]
-        spread = fitSpread[p]
-      } else {
-        position = interpolate(&image, &noise, peak: k)
-        force = Saturating.multiplyShift(sums[p], captureScale(position.x, position.y, peak: k), 16)
-      }
-      if force < Int64(release) { continue }
-      var contact = Contact(
-        x: position.x, y: position.y, force: Force_mN(rawValue: Saturating.int32(force)),
-        peakCell: Int16(k), cellCount: cells[p])
-      let sigma = Int64(
-        max(
-          NoiseMap.sumNoise(
-            sum: nearNoise[p], sumOfSquares: nearNoise2[p], correlation_Q16: noise.correlation_Q16), 1))
-      contact.noise = Force_mN(rawValue: Saturating.int32(sigma))
-      contact.snr_Q8 = ContactFinder.ratio_Q8(near[p], sigma)
-      contact.positionNoise = positionNoise(&noise, x: position.x, y: position.y, force: max(near[p], 1), around: k)
-      contact.merged = spread > 0
-      contact.spread = Length_um(rawValue: spread)
-      contacts.insert(contact, limit: maxContacts)
+    return best
+  }
+
+  /// Cell `k`, at (`row`, `col`), gives its force to peak `p` when within
+  /// `radius` cells of it; its 3 x 3 cells' force and noise also go to
+  /// `near`.
+  @inline(__always)
+  mutating func feed(
+    cell k: Int, to p: Int, row: Int, col: Int, _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap
+  ) {
+    let dc = abs(col &- Int(peakColumn[p]))
+    let dr = abs(row &- Int(peakRow[p]))
+    let reach = max(dc, dr)
+    if reach > radius { return }
+    let f = image[k].rawValue
+    sums[p] &+= Int64(f)
+    if f >= noise.floor[k] { cells[p] &+= 1 }
+    if reach <= 1 {
+      let s = Int64(noise.sigma[k])
+      near[p] &+= Int64(f)
+      nearNoise[p] &+= s
+      nearNoise2[p] &+= s &* s
     }
+  }
+
+  /// Step 4: peak `p`'s contact into `contacts` (strongest first), when
+  /// its force reaches the release threshold: fitted to the learnt
+  /// response where that fitted it, else interpolated around the peak with
+  /// its cells' captured sum.
+  @_transparent
+  mutating func emitContact(
+    _ p: Int, _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, into contacts: inout ContactList
+  ) {
+    let k = Int(peaks[p])
+    var position: (x: Length_um, y: Length_um)
+    var force: Int64
+    var spread: Int32 = 0
+    if responseKnown && fitAmplitude[p] > 0 {
+      position = clamp(fitX[p], fitY[p])
+      force = fitForce[p]
+      spread = fitSpread[p]
+    } else {
+      position = interpolate(&image, &noise, peak: k)
+      force = Saturating.multiplyShift(sums[p], captureScale(position.x, position.y, peak: k), 16)
+    }
+    if force < Int64(release) { return }
+    var contact = Contact(
+      x: position.x, y: position.y, force: Force_mN(rawValue: Saturating.int32(force)),
+      peakCell: Int16(k), cellCount: cells[p])
+    let sigma = Int64(
+      max(
+        NoiseMap.sumNoise(
+          sum: nearNoise[p], sumOfSquares: nearNoise2[p], correlation_Q16: noise.correlation_Q16), 1))
+    contact.noise = Force_mN(rawValue: Saturating.int32(sigma))
+    contact.snr_Q8 = ContactFinder.ratio_Q8(near[p], sigma)
+    contact.positionNoise = positionNoise(&noise, x: position.x, y: position.y, force: max(near[p], 1), around: k)
+    contact.merged = spread > 0
+    contact.spread = Length_um(rawValue: spread)
+    contacts.insert(contact, limit: maxContacts)
   }
 
   /// The capture scale (Q16) for a contact at (`x`, `y`) around peak cell
@@ -499,6 +552,10 @@ public struct ContactFinder: Sendable {
     peaks[i] = k
   }
 
+  /// Step 2: peaks joined by a high saddle (`saddleJoins`) are one; the
+  /// weaker goes. (Out of line: inlined, it leaves the cells' loop in
+  /// `feedPeaks` fewer registers.)
+  @inline(never)
   mutating func mergePeaks(_ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap) {
     var i = 0
     while i < peakCount {
