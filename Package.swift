@@ -114,9 +114,11 @@ let package = Package(
     // on the panel's EEPROM. Knows no simulator: it fits any panel through
     // PanelMechanics. Imports: ForceCore, PanelTouch, PanelFormats,
     // PanelHardware, PanelMechanics.
+    // The certificate's page is Templates/certificate.html, compiled in.
     .target(
       name: "PanelCalibration",
-      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics"]),
+      dependencies: ["ForceCore", "PanelTouch", "PanelFormats", "PanelHardware", "PanelMechanics"],
+      resources: [.embedInCode("Templates")]),
     // The scan loop and where its reports go: encoders (NDJSON, TUIO,
     // multi-touch), sinks, the control channel. Imports: ForceCore,
     // PanelTouch, PanelFormats, PanelHardware, PanelMechanics (the core's

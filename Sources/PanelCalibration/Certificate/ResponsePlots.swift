@@ -11,7 +11,7 @@ enum ResponsePlots {
   /// The kernel around a cell: what a cell carries of a press at each
   /// offset, as a colour map over +-reach pitches with the cells' outlines
   /// and contours at 50, 20, 5 and 1 % of the peak.
-  static func kernel(_ response: GridResponse) -> String {
+  static func kernel(_ response: GridResponse) -> SVG {
     let reach = Double(response.reach)
     let size = 360.0
     let left = 46.0
@@ -59,12 +59,12 @@ enum ResponsePlots {
     colourBar(&svg, x: left + size + 26, top: top, height: size, low: 0, high: 1, unit: "of the peak", percent: true) {
       SVG.sequential($0)
     }
-    return svg.text
+    return svg
   }
 
   /// The capture over the panel (relative to its centre) with the cells and
   /// the fit placements.
-  static func capture(_ response: GridResponse, board: Board, placements: [(Double, Double)]) -> String {
+  static func capture(_ response: GridResponse, board: Board, placements: [(Double, Double)]) -> SVG {
     let plotW = 560.0
     let scale = plotW / board.width_mm
     let plotH = board.height_mm * scale
@@ -112,12 +112,12 @@ enum ResponsePlots {
     colourBar(&svg, x: left + plotW + 30, top: top, height: plotH, low: low, high: high, unit: "capture", percent: true) {
       SVG.sequential(($0 - low) / (high - low))
     }
-    return svg.text
+    return svg
   }
 
   /// A plate's supports: each one's share of a press over the plate, as
   /// small maps (the support a ring), with the fit placements.
-  static func shares(_ shares: [[Double]], board: Board, placements: [(Double, Double)]) -> String {
+  static func shares(_ shares: [[Double]], board: Board, placements: [(Double, Double)]) -> SVG {
     let count = shares.count
     let perRow = count <= 4 ? 2 : 3
     let mapW = perRow == 2 ? 300.0 : 210.0
@@ -163,7 +163,7 @@ enum ResponsePlots {
     colourBar(&svg, x: width - 90, top: 20, height: min(Double(rowsOfMaps) * (mapH + 34) - 40, 260), low: low, high: high, unit: "share", percent: true) {
       SVG.sequential(($0 - low) / (high - low))
     }
-    return svg.text
+    return svg
   }
 
   static func colourBar(
