@@ -2,10 +2,6 @@ import ForceCore
 import PanelFormats
 import PanelHardware
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Where a live step is.
 public enum LivePhase: Sendable, Equatable {
   /// Waiting for the readings to change (the mass to arrive).

@@ -3,10 +3,6 @@ import CoreRunner
 import ForceCore
 import PanelFirmware
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension PanelCtl {
   /// The touch stack on its own: core scripts (a panel's setup and raw
   /// frames in the core's fixed-point units, and the host's changes) and

@@ -1,9 +1,5 @@
 import PanelFirmware
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The live calibration's side of the conversation:
 /// - guided: what to place where, then a live stability indicator (the
 ///   indicator only on a terminal);
