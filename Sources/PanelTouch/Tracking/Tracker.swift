@@ -135,12 +135,40 @@ public struct Tracker: Sendable {
     var refY: Int32 = 0
     var run = 0
     var matched = -1
+    /// Whether its last contact was firm: as strong as one that starts a
+    /// touch in one frame, and still so `settleFrames` on at its force's
+    /// trend (its change per frame, mN raw, averaged over about eight
+    /// frames): a finger that is lifting is not firm.
+    var firm = false
+    var trend: Int32 = 0
     var phase = TouchPhase.began
     var reason = CancelReason.none
     var mergedInto: UInt32 = 0
     /// The smoothed position's spread, um, and its variance, um^2.
     var noise: Int32 = 0
     var variance: Int64 = 0
+    /// The smoothed position's velocity (um per frame, Q8) and where it is
+    /// predicted in the next frame (um; constant velocity).
+    var vx: Int32 = 0
+    var vy: Int32 = 0
+    var px: Int32 = 0
+    var py: Int32 = 0
+    /// While its finger's force is in another touch's contact (`partner`,
+    /// an id; 0: none): the force that contact must keep carrying (the
+    /// partner's and half of this one's when they met, mN raw), this
+    /// touch's share of it (Q16), and its position less the partner's when
+    /// they met (um).
+    var partner: UInt32 = 0
+    var need: Int64 = 0
+    var share: Int64 = 0
+    var apartX: Int32 = 0
+    var apartY: Int32 = 0
+    /// This frame: the track whose contact it shares (-1: none); for the
+    /// partner, its offset from that contact (um) and share (Q16).
+    var sharing = -1
+    var offsetX: Int32 = 0
+    var offsetY: Int32 = 0
+    var keep: Int64 = 65_536
 
     var report: TrackedTouch {
       TrackedTouch(
@@ -169,6 +197,7 @@ public struct Tracker: Sendable {
     }
     for e in 0..<ended.count where ended[e].age < Int32.max { ended[e].age += 1 }
     let claimed = associate(&contacts)
+    shareMerged(&contacts)
     startCandidates(&contacts, except: claimed)
     for i in 0..<trackCount { advance(i, &contacts) }
     emit()
@@ -182,6 +211,8 @@ public struct Tracker: Sendable {
       var t = Track()
       t.x = contact.x.rawValue
       t.y = contact.y.rawValue
+      t.px = t.x
+      t.py = t.y
       t.force = contact.force
       t.matched = c
       tracks[trackCount] = t
@@ -196,30 +227,46 @@ public struct Tracker: Sendable {
     contact.force >= settings.touchOn && contact.snr_Q8 >= settings.noiseOn_Q8
   }
 
-  /// Greedy nearest-pair matching of tracks to contacts within the gate.
-  /// Returns the contacts claimed, one bit each.
+  /// Whether a contact is strong enough to start a touch in one frame: at
+  /// least 1.5 times the touch-on force and `noiseOn` (6.75 deviations of
+  /// Gaussian noise: about once in 10^11 frames; a spike does not get
+  /// here: the core's median and step hold-off have removed it).
+  @inline(__always)
+  func sure(_ contact: Contact) -> Bool {
+    2 * Int64(contact.force.rawValue) >= 3 * Int64(settings.touchOn.rawValue)
+      && 2 * Int64(contact.snr_Q8) >= 3 * Int64(settings.noiseOn_Q8)
+  }
+
+  /// Greedy nearest-pair matching of tracks to contacts within the gate,
+  /// from each track's predicted position (constant velocity); the gate
+  /// widens by three of the contact's position spreads (a noisy contact
+  /// lands farther from its finger). Returns the contacts claimed, one bit
+  /// each.
   mutating func associate(_ contacts: inout ContactList) -> UInt32 {
     var claimed: UInt32 = 0
     for i in 0..<trackCount { tracks[i].matched = -1 }
     let gate = Int64(settings.gate.rawValue)
-    let gate2 = gate * gate
     let n = contacts.count
     while true {
       var best: Int64 = Int64.max
       var bi = -1
       var bc = -1
       for i in 0..<trackCount where tracks[i].matched < 0 {
-        let x = Int64(tracks[i].x)
-        let y = Int64(tracks[i].y)
-        // Active touches win ties over candidates.
-        let candidate: Int64 = tracks[i].active ? 0 : 1
+        let x = Int64(tracks[i].px)
+        let y = Int64(tracks[i].py)
+        // Active touches win ties over candidates; a touch sharing its
+        // partner's contact comes after every other (the partner keeps
+        // the contact it has, the sharer takes one of its own when the
+        // core separates them again).
+        let candidate: Int64 = (tracks[i].active ? 0 : 1) + (tracks[i].partner != 0 ? 1_099_511_627_776 : 0)
         for c in 0..<n where claimed & (1 << c) == 0 {
           let contact = contacts[c]
           let dx = Int64(contact.x.rawValue) - x
           let dy = Int64(contact.y.rawValue) - y
           let d = dx * dx + dy * dy
+          let g = gate + 3 * min(Int64(max(contact.positionNoise.rawValue, 0)), gate)
           let rank = d * 2 + candidate
-          if d <= gate2 && rank < best {
+          if d <= g * g && rank < best {
             best = rank
             bi = i
             bc = c
@@ -232,6 +279,96 @@ public struct Tracker: Sendable {
     }
   }
 
+  /// Two fingers whose contacts became one: an active touch that lost its
+  /// contact while pressing shares the contact of the active touch nearest
+  /// its predicted position (within the gate) as long as that contact
+  /// carries its force too: at least the partner's force and half of this
+  /// one's when they met (a finger that lifts takes its force with it, so
+  /// a lift next to another finger is not a merge). Both are then reported
+  /// where the contact's centre of force puts them, apart as when they met
+  /// (or as far as the core's joint fit put them, for a `merged` contact),
+  /// each with its share of the force; when the core separates them again
+  /// each takes its own contact back by its predicted position, with its
+  /// id. A partner carries one such touch.
+  mutating func shareMerged(_ contacts: inout ContactList) {
+    for i in 0..<trackCount {
+      tracks[i].sharing = -1
+      tracks[i].offsetX = 0
+      tracks[i].offsetY = 0
+      tracks[i].keep = 65_536
+    }
+    let gate = Int64(settings.gate.rawValue)
+    // (No `&&` or `||` over the tracks: their autoclosure reads a copy of
+    // them all.)
+    for i in 0..<trackCount {
+      if !tracks[i].active { continue }
+      if tracks[i].matched >= 0 { continue }
+      let px = Int64(tracks[i].px)
+      let py = Int64(tracks[i].py)
+      var best = gate * gate
+      var bj = -1
+      let partner = tracks[i].partner
+      for j in 0..<trackCount {
+        if j == i { continue }
+        if !tracks[j].active { continue }
+        if tracks[j].matched < 0 { continue }
+        // Its partner of the last frame, or the nearest free contact.
+        if partner != 0 {
+          if tracks[j].id != partner { continue }
+        }
+        if tracks[j].keep != 65_536 { continue }
+        let contact = contacts[tracks[j].matched]
+        let dx = Int64(contact.x.rawValue) - px
+        let dy = Int64(contact.y.rawValue) - py
+        let d = dx * dx + dy * dy
+        if d <= best {
+          best = d
+          bj = j
+        }
+      }
+      guard bj >= 0 else {
+        tracks[i].partner = 0
+        continue
+      }
+      let contact = contacts[tracks[bj].matched]
+      if tracks[i].partner == 0 {
+        // They meet: the partner's force and this one's, last frame (a
+        // finger that was lifting is not taken for one merging).
+        guard tracks[i].firm else { continue }
+        let mine = Int64(tracks[i].force.rawValue)
+        let theirs = Int64(max(tracks[bj].force.rawValue, 0))
+        tracks[i].need = theirs + mine / 2
+        tracks[i].share = (mine &<< 16) / max(mine + theirs, 1)
+        tracks[i].apartX = tracks[i].x &- tracks[bj].x
+        tracks[i].apartY = tracks[i].y &- tracks[bj].y
+      }
+      guard Int64(contact.force.rawValue) >= tracks[i].need else {
+        tracks[i].partner = 0
+        continue
+      }
+      tracks[i].partner = tracks[bj].id
+      tracks[i].sharing = bj
+      // Their distance: as when they met, or the core's joint fit's.
+      var ax = Int64(tracks[i].apartX)
+      var ay = Int64(tracks[i].apartY)
+      if contact.merged {
+        let length = max(FixedMath.squareRoot(ax * ax + ay * ay), 1)
+        let fitted = 2 * Int64(contact.spread.rawValue)
+        ax = ax * fitted / length
+        ay = ay * fitted / length
+      }
+      // The contact is at their centre of force: each is its partner's
+      // share of the distance away from it.
+      let share = tracks[i].share
+      tracks[i].offsetX = Int32(truncatingIfNeeded: (ax * (65_536 - share)) &>> 16)
+      tracks[i].offsetY = Int32(truncatingIfNeeded: (ay * (65_536 - share)) &>> 16)
+      tracks[i].keep = share
+      tracks[bj].offsetX = Int32(truncatingIfNeeded: -((ax * share) &>> 16))
+      tracks[bj].offsetY = Int32(truncatingIfNeeded: -((ay * share) &>> 16))
+      tracks[bj].keep = 65_536 - share
+    }
+  }
+
   /// Moves one track forward by a frame.
   mutating func advance(_ i: Int, _ contacts: inout ContactList) {
     var t = tracks[i]
@@ -239,20 +376,19 @@ public struct Tracker: Sendable {
     let c = t.matched
     let contact = c >= 0 ? contacts[c] : .none
     if !t.active {
-      // Candidate: needs `debounce` strong frames in a row, or one half as
-      // strong again (6.75 deviations of Gaussian noise: about once in
-      // 10^11 frames; a spike does not get here: the core's median and
-      // step hold-off have removed it).
+      // Candidate: needs `debounce` strong frames in a row, or one sure
+      // one.
       guard c >= 0, starts(contact) else {
         t.run = -1  // dropped below
         return
       }
       t.x = contact.x.rawValue
       t.y = contact.y.rawValue
+      t.px = t.x
+      t.py = t.y
       t.force = contact.force
       t.run += 1
-      let sure = 2 * Int64(contact.force.rawValue) >= 3 * Int64(settings.touchOn.rawValue)
-        && 2 * Int64(contact.snr_Q8) >= 3 * Int64(settings.noiseOn_Q8) && !justEnded(near: t.x, t.y)
+      let sure = sure(contact) && !justEnded(near: t.x, t.y)
       if (t.run >= settings.debounce || sure) && activeCount < settings.maxTouches {
         t.active = true
         activeCount += 1
@@ -263,29 +399,69 @@ public struct Tracker: Sendable {
         t.refY = t.y
         t.noise = contact.positionNoise.rawValue
         t.variance = Int64(t.noise) * Int64(t.noise)
+        t.firm = self.sure(contact)
         t.run = 0
       }
       return
     }
-    if c >= 0 {
+    // Its own contact, or its share of a partner's.
+    let source = c >= 0 ? c : t.sharing >= 0 ? tracks[t.sharing].matched : -1
+    if source >= 0 {
+      var seen = contacts[source]
+      seen.x = Length_um(rawValue: seen.x.rawValue &+ t.offsetX)
+      seen.y = Length_um(rawValue: seen.y.rawValue &+ t.offsetY)
+      seen.force = Force_mN(rawValue: Int32(truncatingIfNeeded: (Int64(seen.force.rawValue) * t.keep) &>> 16))
       // Smooth the position as much as its noise needs: a light contact's
       // position is noisy (its noise grows as 1/F).
-      let (weight, variance, spread) = smoothing(contact.positionNoise.rawValue, variance: t.variance)
-      t.x = Int32(Int64(t.x) + (((Int64(contact.x.rawValue) - Int64(t.x)) * weight) &>> 8))
-      t.y = Int32(Int64(t.y) + (((Int64(contact.y.rawValue) - Int64(t.y)) * weight) &>> 8))
+      let (weight, variance, spread) = smoothing(seen.positionNoise.rawValue, variance: t.variance)
+      let x = Int32(Int64(t.x) + (((Int64(seen.x.rawValue) - Int64(t.x)) * weight) &>> 8))
+      let y = Int32(Int64(t.y) + (((Int64(seen.y.rawValue) - Int64(t.y)) * weight) &>> 8))
+      // Its velocity: the smoothed position's steps, averaged over about
+      // eight frames.
+      t.vx &+= (((x &- t.x) &<< 8) &- t.vx) &>> 3
+      t.vy &+= (((y &- t.y) &<< 8) &- t.vy) &>> 3
+      t.x = x
+      t.y = y
+      t.px = x &+ (t.vx &>> 8)
+      t.py = y &+ (t.vy &>> 8)
       t.noise = spread
       t.variance = variance
-      t.force = contact.force
-      let releasing = contact.force <= settings.touchOff || contact.snr_Q8 <= settings.noiseOff_Q8
-      t.run = releasing ? t.run + 1 : 0
+      if c >= 0 {
+        // Firm: as its own contact was, and at its trend.
+        t.trend &+= ((seen.force.rawValue &- t.force.rawValue) &- t.trend) &>> 3
+        var ahead = seen
+        ahead.force = Force_mN(
+          rawValue: Saturating.int32(Int64(seen.force.rawValue) + Int64(t.trend) * Int64(Tracker.settleFrames)))
+        t.firm = sure(ahead)
+      }
+      t.force = seen.force
+      if c >= 0 {
+        t.partner = 0
+        let releasing = seen.force <= settings.touchOff || seen.snr_Q8 <= settings.noiseOff_Q8
+        t.run = releasing ? t.run + 1 : 0
+      } else if seen.merged {
+        // The core says two presses are there: it stays.
+        t.run = 0
+      } else {
+        // One press to the core: the fingers have merged.
+        t.run += 1
+      }
     } else {
+      t.px &+= t.vx &>> 8
+      t.py &+= t.vy &>> 8
       t.run += 1
     }
-    if t.run >= settings.releaseFrames {
-      if c < 0 && t.force > settings.touchOff, let into = mergedInto(x: t.x, y: t.y, except: i, &contacts) {
+    // A firm finger does not vanish within a frame: a lift fades through
+    // `touch_off_n` first. A firm touch that lost its contact (the core
+    // lost its peak in the noise or in a neighbour's spread, or sees one
+    // press where two fingers are) keeps it for `settleFrames`, at its
+    // predicted position, and takes it back when it returns.
+    let limit = t.firm && t.run > 0 && (c < 0) ? max(settings.releaseFrames, Int(Tracker.settleFrames)) : settings.releaseFrames
+    if t.run >= limit {
+      if c < 0 && t.sharing >= 0 {
         t.phase = .cancelled
         t.reason = .merged
-        t.mergedInto = into
+        t.mergedInto = t.partner
       } else {
         t.phase = .ended
       }
@@ -330,26 +506,6 @@ public struct Tracker: Sendable {
     let variance = (keep * keep * p + w * w * r) &>> 16
     let spread = max(FixedMath.squareRoot(variance), n / 2)
     return (w, variance, Int32(truncatingIfNeeded: spread))
-  }
-
-  /// The id of the active touch, other than track `i`, whose contact this
-  /// frame lies within the gate of (`x`, `y`): where a touch that lost its
-  /// contact while pressing went. Nil when there is none.
-  mutating func mergedInto(x: Int32, y: Int32, except i: Int, _ contacts: inout ContactList) -> UInt32? {
-    let gate = Int64(settings.gate.rawValue)
-    var best = gate * gate
-    var id: UInt32?
-    for j in 0..<trackCount where j != i && tracks[j].active && tracks[j].matched >= 0 {
-      let contact = contacts[tracks[j].matched]
-      let dx = Int64(contact.x.rawValue) - Int64(x)
-      let dy = Int64(contact.y.rawValue) - Int64(y)
-      let d = dx * dx + dy * dy
-      if d <= best {
-        best = d
-        id = tracks[j].id
-      }
-    }
-    return id
   }
 
   /// Reports active tracks in id order and drops finished ones.
@@ -443,3 +599,4 @@ public struct Tracker: Sendable {
     activeCount = 0
   }
 }
+
