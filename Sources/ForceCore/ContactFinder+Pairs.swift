@@ -60,7 +60,7 @@ extension ContactFinder {
       guard fitResidual[p] > (remembered ? 50 : 100) &* sigma &* sigma else { continue }
       guard peakCount < 16 else { break }
       let q = peakCount
-      if let spread = split(&image, p, into: q, remembered: remembered) {
+      if let spread = split(&image, &noise, p, into: q, remembered: remembered) {
         if spread == 0 {
           if seen < 4 { noteSplit(p, q, &seen) }
         } else {
@@ -95,6 +95,27 @@ extension ContactFinder {
     return false
   }
 
+  /// What the cells' noise alone leaves of a fit on the window around peak
+  /// cell `k` (its 5 x 5 cells, fewer at the grid's border): the sum of
+  /// their noise variances less `cut` of the peak's (a fit's own free
+  /// parameters), relative to the peak cell's force (Q30, as the fits'
+  /// residuals): a fit whose model is right leaves about this much.
+  @inline(__always)
+  mutating func noiseResidual(_ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, around k: Int, cut: Int64) -> Int64 {
+    let zPeak = Int64(max(image[k].rawValue, 1))
+    let col = k % columns
+    let row = k / columns
+    var sum: Int64 = 0
+    for r in max(0, row - 2)...min(rows - 1, row + 2) {
+      for c in max(0, col - 2)...min(columns - 1, col + 2) {
+        let s = min(Saturating.shiftDivide(Int64(noise.sigma[r * columns + c]), 15, zPeak), 1 << 15)
+        sum &+= s &* s
+      }
+    }
+    let s = min(Saturating.shiftDivide(Int64(noise.sigma[k]), 15, zPeak), 1 << 15)
+    return max(sum &- cut &* s &* s, 0)
+  }
+
   /// The cell of the grid nearest to (`x`, `y`) um.
   @inline(__always)
   mutating func nearestCell(_ x: Int64, _ y: Int64) -> (column: Int, row: Int) {
@@ -126,7 +147,9 @@ extension ContactFinder {
   /// `peakCount`). Returns 0 when they are two contacts (`q` added), the
   /// spread (um, at least 1) when they are one merged contact, nil when
   /// the cells are one press; `p` is as it was unless split.
-  mutating func split(_ image: inout CellArray<Force_mN>, _ p: Int, into q: Int, remembered: Bool) -> Int32? {
+  mutating func split(
+    _ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, _ p: Int, into q: Int, remembered: Bool
+  ) -> Int32? {
     let k = Int(peaks[p])
     let col = k % columns
     let row = k / columns
@@ -153,7 +176,10 @@ extension ContactFinder {
     guard a.column != b.column || a.row != b.row else { return nil }
     // Keep p as it is, to restore.
     let saved = (peaks[p], peakColumn[p], peakRow[p], fitX[p], fitY[p], fitAmplitude[p], fitForce[p], fitResidual[p], fitEnergy[p])
-    let residual1 = Saturating.shiftDivide(fitResidual[p], 16, max(fitEnergy[p], 1))
+    // What the one fit leaves beyond the cells' noise (its model error),
+    // against its window's energy (Q16).
+    let residual1 = Saturating.shiftDivide(
+      max(fitResidual[p] - noiseResidual(&image, &noise, around: k, cut: 3), 0), 16, max(fitEnergy[p], 1))
     peaks[p] = Int16(a.row * columns + a.column)
     peakColumn[p] = Int16(a.column)
     peakRow[p] = Int16(a.row)
@@ -187,12 +213,14 @@ extension ContactFinder {
       let apart2 = ex * ex + ey * ey
       let stronger = max(fitForce[p], fitForce[q])
       let weaker = min(fitForce[p], fitForce[q])
-      // Each leaves at most a quarter of the one fit's residual (half
-      // where remembered).
+      // Each leaves at most a quarter of the one fit's model error (half
+      // where remembered), both beyond what their cells' noise leaves.
       let shift = remembered ? 17 : 18
+      let leftP = max(fitResidual[p] - noiseResidual(&image, &noise, around: Int(peaks[p]), cut: 3), 0)
+      let leftQ = max(fitResidual[q] - noiseResidual(&image, &noise, around: Int(peaks[q]), cut: 3), 0)
       let explained =
-        Saturating.shiftDivide(fitResidual[p], shift, max(fitEnergy[p], 1)) <= residual1
-        && Saturating.shiftDivide(fitResidual[q], shift, max(fitEnergy[q], 1)) <= residual1
+        Saturating.shiftDivide(leftP, shift, max(fitEnergy[p], 1)) <= residual1
+        && Saturating.shiftDivide(leftQ, shift, max(fitEnergy[q], 1)) <= residual1
       if explained && 4 * weaker >= stronger && weaker >= Int64(release) {
         let d = ((remembered ? ContactFinder.keepDistance : ContactFinder.splitDistance) * pitch) >> 8
         if apart2 >= d * d {
