@@ -169,10 +169,14 @@ extension ContactFinder {
     guard worst >= 0 else { return nil }
     let x1 = fitX[p]
     let y1 = fitY[p]
-    let dx = (Int64(cellX[worst].rawValue) - x1) / 2
-    let dy = (Int64(cellY[worst].rawValue) - y1) / 2
+    // The second press at that cell, the first a quarter of the way from
+    // the fit away from it: the one fit lies at the presses' centre of
+    // force, on the stronger one where they differ (a finger lifting
+    // next to another), midway where they are alike.
+    let dx = (Int64(cellX[worst].rawValue) - x1) / 4
+    let dy = (Int64(cellY[worst].rawValue) - y1) / 4
     let a = nearestCell(x1 - dx, y1 - dy)
-    let b = nearestCell(x1 + dx, y1 + dy)
+    let b = nearestCell(x1 + 4 * dx, y1 + 4 * dy)
     guard a.column != b.column || a.row != b.row else { return nil }
     // Keep p as it is, to restore.
     let saved = (peaks[p], peakColumn[p], peakRow[p], fitX[p], fitY[p], fitAmplitude[p], fitForce[p], fitResidual[p], fitEnergy[p])
@@ -188,8 +192,8 @@ extension ContactFinder {
     peakRow[q] = Int16(b.row)
     fitX[p] = x1 - dx
     fitY[p] = y1 - dy
-    fitX[q] = x1 + dx
-    fitY[q] = y1 + dy
+    fitX[q] = x1 + 4 * dx
+    fitY[q] = y1 + 4 * dy
     fitAmplitude[p] = saved.5 / 2
     fitAmplitude[q] = saved.5 / 2
     peakCount += 1
