@@ -411,9 +411,22 @@ public struct Tracker: Sendable {
       seen.x = Length_um(rawValue: seen.x.rawValue &+ t.offsetX)
       seen.y = Length_um(rawValue: seen.y.rawValue &+ t.offsetY)
       seen.force = Force_mN(rawValue: Int32(truncatingIfNeeded: (Int64(seen.force.rawValue) * t.keep) &>> 16))
+      if c >= 0 {
+        // Its force's trend: the change per frame, averaged over about
+        // eight frames.
+        t.trend &+= ((seen.force.rawValue &- t.force.rawValue) &- t.trend) &>> 3
+      }
       // Smooth the position as much as its noise needs: a light contact's
-      // position is noisy (its noise grows as 1/F).
-      let (weight, variance, spread) = smoothing(seen.positionNoise.rawValue, variance: t.variance)
+      // position is noisy (its noise grows as 1/F). A finger that is
+      // lifting (its trend would take a quarter of its force within
+      // `settleFrames`) lifts where it is: its fading contact is pulled
+      // toward any neighbour's and by the noise, so the position is held.
+      var (weight, variance, spread) = smoothing(seen.positionNoise.rawValue, variance: t.variance)
+      if 4 * Int64(t.trend) * Int64(Tracker.settleFrames) < -Int64(max(t.force.rawValue, 0)) {
+        weight = 0
+        variance = t.variance
+        spread = t.noise
+      }
       let x = Int32(Int64(t.x) + (((Int64(seen.x.rawValue) - Int64(t.x)) * weight) &>> 8))
       let y = Int32(Int64(t.y) + (((Int64(seen.y.rawValue) - Int64(t.y)) * weight) &>> 8))
       // Its velocity: the smoothed position's steps, averaged over about
@@ -428,7 +441,6 @@ public struct Tracker: Sendable {
       t.variance = variance
       if c >= 0 {
         // Firm: as its own contact was, and at its trend.
-        t.trend &+= ((seen.force.rawValue &- t.force.rawValue) &- t.trend) &>> 3
         var ahead = seen
         ahead.force = Force_mN(
           rawValue: Saturating.int32(Int64(seen.force.rawValue) + Int64(t.trend) * Int64(Tracker.settleFrames)))
