@@ -179,4 +179,98 @@ import Testing
       #expect(first.count > 500 && first.symmetricDifference(second).count < first.count / 20)
     }
   }
+
+  /// Two fingers on `board` with the simulator's own response as the learnt
+  /// one, each from `from` to `to` (mm) between 0.45 and 1.25 s, pressing
+  /// 0.3 ... 1.6 s: the run, and each finger's position at a time.
+  static func pair(
+    _ boardName: String, _ from: [(x: Double, y: Double)], _ to: [(x: Double, y: Double)], forces: [Double]
+  ) throws -> (run: SimRun, at: (Int, Double) -> (x: Double, y: Double)) {
+    let board = try Repo.board(boardName)
+    let pitch = board.grid!.pitch_mm
+    let parameters = try board.simulationParameters
+    let kernel = parameters.spreadingKernel(pitch: pitch)
+    var calibration = SimulatedPanel(board: board, parameters: parameters, scenario: .idle(), speed: 0)
+      .trueCalibration(created: "test")
+    calibration.response = Self.response(board) { dx, dy in
+      LoadSharing.weight(CellPosition(x_mm: dx, y_mm: dy), pitch: pitch, kernel: kernel, x: 0, y: 0)
+    }.record
+    let fingers = (0..<2).map { i in
+      ScriptedTouch(
+        start_s: 0.3, force: [Keyframe(0, 0), Keyframe(0.1, forces[i]), Keyframe(1.2, forces[i]), Keyframe(1.3, 0)],
+        x: [Keyframe(0.15, from[i].x), Keyframe(0.95, to[i].x)], y: [Keyframe(0.15, from[i].y), Keyframe(0.95, to[i].y)])
+    }
+    let run = try SimRun(board: board, scenario: Scenario(name: "pair", touches: fingers), calibration: calibration)
+    return (run, { i, t in (Keyframe.interpolate(fingers[i].x, at: t - 0.3), Keyframe.interpolate(fingers[i].y, at: t - 0.3)) })
+  }
+
+  /// While both fingers press (0.55 ... 1.4 s): how often the count of
+  /// touches changed, how often a touch went from clearly nearer one finger
+  /// (by a fifth of their distance) to clearly nearer the other, and the
+  /// touches that were never within 1.5 pitches of either (false).
+  static func pairFigures(
+    _ run: SimRun, at: (Int, Double) -> (x: Double, y: Double), pitch: Double
+  ) -> (changes: Int, swaps: Int, strays: Int) {
+    let window = run.touches.filter { $0.t_us >= 550_000 && $0.t_us <= 1_400_000 }
+    var counts: [UInt64: Int] = [:]
+    for r in window { counts[r.frame, default: 0] += 1 }
+    let frames = counts.keys.sorted()
+    var changes = 0
+    for (f, g) in zip(frames, frames.dropFirst()) where counts[f] != counts[g] { changes += 1 }
+    var swaps = 0
+    var strays = 0
+    for id in Set(run.touches.map(\.touch.id)) {
+      var side = 0
+      var nearest = Double.infinity
+      for r in run.touches where r.touch.id == id {
+        let t = Double(r.t_us) / 1e6
+        let (a, b) = (at(0, t), at(1, t))
+        let x = r.touch.x.millimetres
+        let y = r.touch.y.millimetres
+        let da = ((x - a.x) * (x - a.x) + (y - a.y) * (y - a.y)).squareRoot()
+        let db = ((x - b.x) * (x - b.x) + (y - b.y) * (y - b.y)).squareRoot()
+        nearest = min(nearest, da, db)
+        guard r.t_us >= 550_000 && r.t_us <= 1_400_000 else { continue }
+        let apart = ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
+        let now = da < db - apart / 5 ? 1 : db < da - apart / 5 ? 2 : 0
+        if now != 0 {
+          if side != 0 && now != side { swaps += 1 }
+          side = now
+        }
+      }
+      if nearest > 1.5 * pitch { strays += 1 }
+    }
+    return (changes, swaps, strays)
+  }
+
+  /// Pinches on sim-grid and on its noisy twin (two fingers from 60 mm
+  /// apart to 22, across and on a slant): the touches never swap fingers,
+  /// their count changes at most once (they may merge as the fingers
+  /// close, not come apart again), and no touch is made between them.
+  @Test(arguments: ["sim-grid", "sim-grid-noisy"])
+  func aPinchNeitherSwapsNorAlternates(board: String) throws {
+    let pinches: [(from: [(x: Double, y: Double)], to: [(x: Double, y: Double)])] = [
+      ([(50, 60), (110, 60)], [(69, 60), (91, 60)]),
+      ([(60, 30), (102, 73)], [(73.2, 43.2), (88.8, 58.8)]),
+      ([(95, 25), (95, 85)], [(95, 44), (95, 66)]),
+    ]
+    for (from, to) in pinches {
+      let (run, at) = try Self.pair(board, from, to, forces: [1.0, 0.85])
+      let figures = Self.pairFigures(run, at: at, pitch: 20)
+      #expect(figures.swaps == 0 && figures.changes <= 1 && figures.strays == 0, "\(board) \(from) -> \(to): \(figures)")
+    }
+  }
+
+  /// Two still fingers closer than the joint fit separates (22-25 mm, 1.1
+  /// to 1.25 pitches): one `merged` touch or two, but the same the whole
+  /// time both press, and no touch made between them.
+  @Test(arguments: ["sim-grid", "sim-grid-noisy"])
+  func aCloserPairNeverAlternates(board: String) throws {
+    let places: [[(x: Double, y: Double)]] = [[(69, 60), (91, 60)], [(72, 42), (89.7, 59.7)], [(95, 47), (95, 72)]]
+    for place in places {
+      let (run, at) = try Self.pair(board, place, place, forces: [1.0, 0.9])
+      let figures = Self.pairFigures(run, at: at, pitch: 20)
+      #expect(figures.swaps == 0 && figures.changes == 0 && figures.strays == 0, "\(board) \(place): \(figures)")
+    }
+  }
 }
