@@ -467,14 +467,16 @@ public struct Tracker: Sendable {
     // `touch_off_n` first. A firm touch that lost its contact (the core
     // lost its peak in the noise or in a neighbour's spread, or sees one
     // press where two fingers are) keeps it for `settleFrames`, at its
-    // predicted position, and takes it back when it returns; while its
-    // force, followed at its trend from the last frame it was seen, would
-    // still be above `touch_off_n`, for up to three times as long (a
-    // lifting finger's fading peak can hide in a neighbour's spread or in
-    // the noise for longer before its touch-off).
+    // predicted position, and takes it back when it returns. A lifting
+    // one (its force falling by a sixteenth every `settleFrames`) keeps it
+    // while its force, followed at its trend from the last frame it was
+    // seen, would still be above `touch_off_n`, up to three times as long:
+    // a lifting finger's fading peak hides in a neighbour's spread or in
+    // the noise for longer before its touch-off.
     var limit = t.firm && t.run > 0 && (c < 0) ? max(settings.releaseFrames, Int(Tracker.settleFrames)) : settings.releaseFrames
-    if t.firm && t.run > 0 && c < 0 && t.sharing < 0 && t.run < 3 * Int(Tracker.settleFrames) {
-      let fading = Int64(t.force.rawValue) + Int64(min(t.trend, 0)) * Int64(t.run)
+    let lifting = 16 * Int64(t.trend) * Int64(Tracker.settleFrames) < -Int64(max(t.force.rawValue, 0))
+    if t.firm && lifting && t.run > 0 && c < 0 && t.sharing < 0 && t.run < 3 * Int(Tracker.settleFrames) {
+      let fading = Int64(t.force.rawValue) + Int64(t.trend) * Int64(t.run)
       if fading > Int64(settings.touchOff.rawValue) { limit = max(limit, t.run + 1) }
     }
     if t.run >= limit {
