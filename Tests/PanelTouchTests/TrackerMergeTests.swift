@@ -156,7 +156,9 @@ import Testing
     var seen: [TrackedTouch] = []
     for _ in 0..<20 { seen += Self.step(&tracker, [(50, 60, 0.9), (78, 60, 0.9)]) }
     for k in 0..<5 { seen += Self.step(&tracker, [(50, 60, 0.9), (78, 60, 0.9 - 0.1 * Double(k))]) }
-    for _ in 0..<10 { seen += Self.step(&tracker, [(51, 60, 0.95)]) }
+    // (It coasts while its force, fading at its trend, would still be
+    // above touch-off: at most three times `settleFrames`.)
+    for _ in 0..<(3 * Int(Tracker.settleFrames)) { seen += Self.step(&tracker, [(51, 60, 0.95)]) }
     let final = seen.filter { $0.phase.isFinal }
     #expect(final.count == 1 && final.first?.id == 2 && final.first?.phase == .ended, "\(final)")
   }
@@ -176,5 +178,25 @@ import Testing
     #expect(Set(seen.map(\.id)) == [1, 2] && !seen.contains { $0.phase.isFinal }, "\(seen.filter { $0.phase.isFinal })")
     for _ in 0..<Int(Tracker.settleFrames) { seen += Self.step(&tracker, [(17, 16, 1.2)]) }
     #expect(seen.filter { $0.phase.isFinal }.map(\.phase) == [.ended])
+  }
+
+  /// A finger lifting 30 mm from another: its fading contact is pulled
+  /// toward the other's (12 mm here, as the joint fit of a weak press in a
+  /// strong one's spread does); the touch lifts where it was, never nearer
+  /// the other finger, and keeps its id to the end.
+  @Test func aLiftingTouchHoldsItsPosition() throws {
+    let board = try Repo.board("sim-grid")
+    var tracker = Tracker(settings: TrackerSettings(board: board))
+    var seen: [TrackedTouch] = []
+    for _ in 0..<20 { seen = Self.step(&tracker, [(50, 60, 1.0), (80, 60, 0.9)]) }
+    let lifting = try #require(seen.first { $0.x.rawValue > 65_000 }).id
+    var xs: [Double] = []
+    for k in 0..<16 {
+      let f = 0.9 * Double(16 - k) / 16
+      let x = k < 4 ? 80 : 80 - 12 * Double(k - 4) / 12
+      seen = Self.step(&tracker, [(50, 60, 1.0), (x, 60, f)])
+      xs += seen.filter { $0.id == lifting }.map { $0.x.millimetres }
+    }
+    #expect(xs.count == 16 && xs.allSatisfy { $0 > 74 }, "\(xs)")
   }
 }
