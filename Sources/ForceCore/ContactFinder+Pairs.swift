@@ -7,12 +7,16 @@
 /// unexplained (the model's error: well under 1 % on the population's
 /// panels); two fingers 1.5 pitches apart fitted as one leave 5-30 %. When
 /// a fit leaves more than 1/64 of it, and more than the cells' noise could
-/// (100 of the peak cell's noise variances), the two presses are seeded
-/// half the way from the fit towards the cell it explains least and on the
-/// other side, each on the cells around its nearest cell less the other's
-/// fit (`jointSteps` evaluations, `splitRounds` rounds). They are two
-/// contacts when each leaves at most a quarter of the one-contact
-/// residual, they are `splitDistance` apart and the weaker carries a
+/// (100 of the peak cell's noise variances), the second press is seeded at
+/// the cell it explains least and the first a quarter of that way from the
+/// fit on the other side (the one fit lies at the presses' centre of
+/// force: on the stronger where they differ, midway where they are alike),
+/// each fitted on the cells around its nearest cell less the other's fit
+/// (`jointSteps` evaluations, `splitRounds` rounds). They are two contacts
+/// when each leaves at most a quarter of the one fit's model error (what a
+/// fit leaves beyond the noise map's variances of its window's cells: on a
+/// noisy panel the noise alone leaves more than a quarter of the one
+/// fit's residual), they are `splitDistance` apart and the weaker carries a
 /// quarter of the stronger at least; each then stands out of the
 /// maximum's noise (`snr`) by its share of their force, so a weak second
 /// press is debounced as any light touch. Resolution grows only slowly
