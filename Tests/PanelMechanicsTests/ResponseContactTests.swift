@@ -146,15 +146,7 @@ import Testing
   /// touches the whole time, ids kept, each on its own finger, no other
   /// touch.
   @Test func twoFingers30mmApartStayTwo() throws {
-    let board = try Repo.board("sim-grid")
-    let pitch = board.grid!.pitch_mm
-    let parameters = try board.simulationParameters
-    let kernel = parameters.spreadingKernel(pitch: pitch)
-    var calibration = SimulatedPanel(board: board, parameters: parameters, scenario: .idle(), speed: 0)
-      .trueCalibration(created: "test")
-    calibration.response = Self.response(board) { dx, dy in
-      LoadSharing.weight(CellPosition(x_mm: dx, y_mm: dy), pitch: pitch, kernel: kernel, x: 0, y: 0)
-    }.record
+    let (board, calibration) = try Self.withOwnResponse("sim-grid")
     for (a, b, y) in [(55.0, 85.0, 60.0), (75.0, 105.0, 90.0), (95.0, 125.0, 30.0)] {
       func finger(_ x: Double, _ f: Double) -> ScriptedTouch {
         ScriptedTouch(start_s: 0.3, force: [Keyframe(0, 0), Keyframe(0.15, f), Keyframe(2.15, f), Keyframe(2.3, 0)], x: [Keyframe(0, x)], y: [Keyframe(0, y)])
@@ -180,12 +172,9 @@ import Testing
     }
   }
 
-  /// Two fingers on `board` with the simulator's own response as the learnt
-  /// one, each from `from` to `to` (mm) between 0.45 and 1.25 s, pressing
-  /// 0.3 ... 1.6 s: the run, and each finger's position at a time.
-  static func pair(
-    _ boardName: String, _ from: [(x: Double, y: Double)], _ to: [(x: Double, y: Double)], forces: [Double]
-  ) throws -> (run: SimRun, at: (Int, Double) -> (x: Double, y: Double)) {
+  /// `boardName`'s board and its true calibration, with the simulator's own
+  /// spreading as the learnt response.
+  static func withOwnResponse(_ boardName: String) throws -> (board: Board, calibration: CalibrationRecord) {
     let board = try Repo.board(boardName)
     let pitch = board.grid!.pitch_mm
     let parameters = try board.simulationParameters
@@ -195,6 +184,16 @@ import Testing
     calibration.response = Self.response(board) { dx, dy in
       LoadSharing.weight(CellPosition(x_mm: dx, y_mm: dy), pitch: pitch, kernel: kernel, x: 0, y: 0)
     }.record
+    return (board, calibration)
+  }
+
+  /// Two fingers on `board` with the simulator's own response as the learnt
+  /// one, each from `from` to `to` (mm) between 0.45 and 1.25 s, pressing
+  /// 0.3 ... 1.6 s: the run, and each finger's position at a time.
+  static func pair(
+    _ boardName: String, _ from: [(x: Double, y: Double)], _ to: [(x: Double, y: Double)], forces: [Double]
+  ) throws -> (run: SimRun, at: (Int, Double) -> (x: Double, y: Double)) {
+    let (board, calibration) = try Self.withOwnResponse(boardName)
     let fingers = (0..<2).map { i in
       ScriptedTouch(
         start_s: 0.3, force: [Keyframe(0, 0), Keyframe(0.1, forces[i]), Keyframe(1.2, forces[i]), Keyframe(1.3, 0)],
