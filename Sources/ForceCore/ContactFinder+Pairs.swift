@@ -120,6 +120,14 @@ extension ContactFinder {
     return max(sum &- cut &* s &* s, 0)
   }
 
+  /// What fit `p` leaves beyond the noise of its window's cells (three
+  /// of the peak's variances being its own free parameters): its model's
+  /// error (Q30, as `fitResidual`).
+  @inline(__always)
+  mutating func modelError(_ image: inout CellArray<Force_mN>, _ noise: inout NoiseMap, _ p: Int) -> Int64 {
+    max(fitResidual[p] - noiseResidual(&image, &noise, around: Int(peaks[p]), cut: 3), 0)
+  }
+
   /// The cell of the grid nearest to (`x`, `y`) um.
   @inline(__always)
   mutating func nearestCell(_ x: Int64, _ y: Int64) -> (column: Int, row: Int) {
@@ -186,8 +194,7 @@ extension ContactFinder {
     let saved = (peaks[p], peakColumn[p], peakRow[p], fitX[p], fitY[p], fitAmplitude[p], fitForce[p], fitResidual[p], fitEnergy[p])
     // What the one fit leaves beyond the cells' noise (its model error),
     // against its window's energy (Q16).
-    let residual1 = Saturating.shiftDivide(
-      max(fitResidual[p] - noiseResidual(&image, &noise, around: k, cut: 3), 0), 16, max(fitEnergy[p], 1))
+    let residual1 = Saturating.shiftDivide(modelError(&image, &noise, p), 16, max(fitEnergy[p], 1))
     peaks[p] = Int16(a.row * columns + a.column)
     peakColumn[p] = Int16(a.column)
     peakRow[p] = Int16(a.row)
@@ -224,8 +231,8 @@ extension ContactFinder {
       // Each leaves at most a quarter of the one fit's model error (half
       // where remembered), both beyond what their cells' noise leaves.
       let shift = remembered ? 17 : 18
-      let leftP = max(fitResidual[p] - noiseResidual(&image, &noise, around: Int(peaks[p]), cut: 3), 0)
-      let leftQ = max(fitResidual[q] - noiseResidual(&image, &noise, around: Int(peaks[q]), cut: 3), 0)
+      let leftP = modelError(&image, &noise, p)
+      let leftQ = modelError(&image, &noise, q)
       let explained =
         Saturating.shiftDivide(leftP, shift, max(fitEnergy[p], 1)) <= residual1
         && Saturating.shiftDivide(leftQ, shift, max(fitEnergy[q], 1)) <= residual1

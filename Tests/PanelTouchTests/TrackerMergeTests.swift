@@ -19,8 +19,7 @@ import Testing
   }
 
   static func step(_ tracker: inout Tracker, _ list: [(Double, Double, Double)]) -> [TrackedTouch] {
-    tracker.update(contacts: contacts(list), outcome: .measured, loadAbsorbed: false)
-    return (0..<tracker.count).map { tracker[$0] }
+    step(&tracker, contacts(list))
   }
 
   @Test func aMergedFingerIsCancelledAsMergedNotEnded() throws {

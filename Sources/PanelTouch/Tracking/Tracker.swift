@@ -258,7 +258,7 @@ public struct Tracker: Sendable {
         // partner's contact comes after every other (the partner keeps
         // the contact it has, the sharer takes one of its own when the
         // core separates them again).
-        let candidate: Int64 = (tracks[i].active ? 0 : 1) + (tracks[i].partner != 0 ? 1_099_511_627_776 : 0)
+        let candidate: Int64 = (tracks[i].active ? 0 : 1) + (tracks[i].partner != 0 ? 1_099_511_627_776 : 0)  // 2^40
         for c in 0..<n where claimed & (1 << c) == 0 {
           let contact = contacts[c]
           let dx = Int64(contact.x.rawValue) - x
@@ -624,4 +624,3 @@ public struct Tracker: Sendable {
     activeCount = 0
   }
 }
-
