@@ -33,6 +33,15 @@ let package = Package(
       ],
       path: "Count/ForceCoreCount"
     ),
+    // The whole frame path's instructions a frame, likewise (count.sh --path).
+    .executableTarget(
+      name: "FramePathCount",
+      dependencies: [
+        "DoubleReference",
+        .product(name: "PanelFirmware", package: "ForcePanel"),
+      ],
+      path: "Count/FramePathCount"
+    ),
   ]
     + groups.map { name in
       .executableTarget(
