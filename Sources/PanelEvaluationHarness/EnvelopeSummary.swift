@@ -2,8 +2,8 @@ import PanelFormats
 
 /// Where a simulated board sits in the envelope, in one short line for the
 /// table: `noise 10 mN, wander 5 mN, gaussian 0.6 pitch, NL 2 %, 320 Hz`.
-public enum EnvelopeSummary {
-  public static func text(board: Board, parameters p: SimulationParameters) -> String {
+package enum EnvelopeSummary {
+  package static func text(board: Board, parameters p: SimulationParameters) -> String {
     var parts: [String] = []
     // Geometry, where it is not sim-plate4's or sim-grid's.
     if let g = board.grid {

@@ -1,7 +1,7 @@
 import PanelFormats
 
 /// A figure of the evaluation (a column of its table, a key of its JSON).
-public enum EvaluationMetric: String, Sendable, CaseIterable {
+package enum EvaluationMetric: String, Sendable, CaseIterable {
   case recall
   case precision
   case falseTouches = "false_touches"
@@ -21,7 +21,7 @@ public enum EvaluationMetric: String, Sendable, CaseIterable {
   case bound = "position_crb_mm"
 
   /// The figure in a score (nil: it does not apply there).
-  public func value(in s: ScenarioScore) -> Double? {
+  package func value(in s: ScenarioScore) -> Double? {
     switch self {
     case .recall: return s.recall
     case .precision: return s.precision
@@ -46,20 +46,20 @@ public enum EvaluationMetric: String, Sendable, CaseIterable {
 
 /// One bar a figure must meet (issue 10, "Must show"), on the scenarios it
 /// is about.
-public struct EvaluationBar: Sendable, Equatable {
-  public var metric: EvaluationMetric
+package struct EvaluationBar: Sendable, Equatable {
+  package var metric: EvaluationMetric
   /// At least `limit` (fractions), else at most.
-  public var atLeast: Bool
-  public var plate: Double
-  public var grid: Double
+  package var atLeast: Bool
+  package var plate: Double
+  package var grid: Double
   /// The scenarios the bar applies to (nil: every one with the figure).
-  public var scenarios: [String]?
+  package var scenarios: [String]?
   /// Scenarios it does not apply to.
-  public var except: [String] = []
+  package var except: [String] = []
   /// Only on grids of at most this pitch, mm (nil: any panel).
-  public var maxPitch_mm: Double?
+  package var maxPitch_mm: Double?
 
-  public init(
+  package init(
     metric: EvaluationMetric, atLeast: Bool, plate: Double, grid: Double, scenarios: [String]? = nil,
     except: [String] = [], maxPitch_mm: Double? = nil
   ) {
@@ -72,27 +72,27 @@ public struct EvaluationBar: Sendable, Equatable {
     self.maxPitch_mm = maxPitch_mm
   }
 
-  public func limit(_ kind: PanelEnvelope.Kind) -> Double { kind == .plate ? plate : grid }
+  package func limit(_ kind: PanelEnvelope.Kind) -> Double { kind == .plate ? plate : grid }
 
   /// The limit for one score: on a plate, position within 1.25 times the
   /// Cramér–Rao bound where the bound is above 0.8 mm.
-  public func limit(_ kind: PanelEnvelope.Kind, _ score: ScenarioScore?) -> Double {
+  package func limit(_ kind: PanelEnvelope.Kind, _ score: ScenarioScore?) -> Double {
     let base = limit(kind)
     guard metric == .position, kind == .plate, let bound = score?.positionBound_mm, bound > 0.8 else { return base }
     return max(base, 1.25 * bound)
   }
 
-  public func applies(to scenario: String) -> Bool {
+  package func applies(to scenario: String) -> Bool {
     (scenarios?.contains(scenario) ?? true) && !except.contains(scenario)
   }
 
   /// Whether `value` meets the bar (for `score`, when its limit depends on it).
-  public func met(_ value: Double, _ kind: PanelEnvelope.Kind, _ score: ScenarioScore? = nil) -> Bool {
+  package func met(_ value: Double, _ kind: PanelEnvelope.Kind, _ score: ScenarioScore? = nil) -> Bool {
     atLeast ? value >= limit(kind, score) : value <= limit(kind, score)
   }
 
   /// `>= 0.98`, `<= 1.5`.
-  public func describe(_ kind: PanelEnvelope.Kind, _ score: ScenarioScore? = nil) -> String {
+  package func describe(_ kind: PanelEnvelope.Kind, _ score: ScenarioScore? = nil) -> String {
     (atLeast ? ">= " : "<= ") + Format.short(limit(kind, score))
   }
 
@@ -107,7 +107,7 @@ public struct EvaluationBar: Sendable, Equatable {
   /// touch and two, no id swap, no false touch; every held finger kept; an
   /// object absorbed within 60 s. A slow press from start-up is reported
   /// (recall), its onset not timed.
-  public static let all: [EvaluationBar] = [
+  package static let all: [EvaluationBar] = [
     EvaluationBar(metric: .recall, atLeast: true, plate: 0.98, grid: 0.98),
     EvaluationBar(metric: .precision, atLeast: true, plate: 0.98, grid: 0.98),
     EvaluationBar(
@@ -129,7 +129,7 @@ public struct EvaluationBar: Sendable, Equatable {
   ]
 
   /// The bar on `metric` in `scenario`, if any (on a grid of `pitch_mm`).
-  public static func bar(_ metric: EvaluationMetric, scenario: String, pitch_mm: Double? = nil) -> EvaluationBar? {
+  package static func bar(_ metric: EvaluationMetric, scenario: String, pitch_mm: Double? = nil) -> EvaluationBar? {
     all.first {
       $0.metric == metric && $0.applies(to: scenario)
         && ($0.maxPitch_mm.map { limit in pitch_mm.map { $0 <= limit } ?? false } ?? true)
@@ -138,14 +138,14 @@ public struct EvaluationBar: Sendable, Equatable {
 }
 
 /// A figure that misses its bar.
-public struct EvaluationMiss: Sendable, Equatable, CustomStringConvertible {
-  public var panel: String
-  public var scenario: String
-  public var metric: EvaluationMetric
-  public var value: Double
-  public var bar: String
+package struct EvaluationMiss: Sendable, Equatable, CustomStringConvertible {
+  package var panel: String
+  package var scenario: String
+  package var metric: EvaluationMetric
+  package var value: Double
+  package var bar: String
 
-  public var description: String {
+  package var description: String {
     "\(panel) \(scenario) \(metric.rawValue) \(Format.short(value)) (bar \(bar))"
   }
 }

@@ -3,8 +3,8 @@ import PanelFirmware
 
 /// The evaluation as JSON: the bars, every panel with its calibration and
 /// each scenario's figures, counts and files, and the misses.
-public enum EvaluationJSON {
-  public static func text(_ results: [PanelResult], seed: UInt64, quick: Bool) -> String {
+package enum EvaluationJSON {
+  package static func text(_ results: [PanelResult], seed: UInt64, quick: Bool) -> String {
     var w = JSONWriter()
     let misses = results.flatMap(\.misses)
     w.object { w in

@@ -8,8 +8,8 @@ import PanelSimulation
 
 /// One panel of the evaluation: a board file of the repository, or one
 /// generated at a point of the envelope.
-public struct EvaluationPanel: Sendable, Equatable {
-  public enum Origin: String, Sendable {
+package struct EvaluationPanel: Sendable, Equatable {
+  package enum Origin: String, Sendable {
     /// A board file of the repository (today's boards and their corners).
     case repository
     /// Generated at a corner of the envelope, deliberately.
@@ -18,15 +18,15 @@ public struct EvaluationPanel: Sendable, Equatable {
     case drawn
   }
 
-  public var name: String
-  public var origin: Origin
-  public var kind: PanelEnvelope.Kind
+  package var name: String
+  package var origin: Origin
+  package var kind: PanelEnvelope.Kind
   /// A repository board: its file.
-  public var boardPath: String?
+  package var boardPath: String?
   /// A generated board: where it sits.
-  public var envelope: PanelEnvelope?
+  package var envelope: PanelEnvelope?
   /// The calibration plan the panel's kind uses (the repository's).
-  public var planPath: String
+  package var planPath: String
 }
 
 /// The population: the repository's simulated boards first (today's quiet
@@ -45,17 +45,17 @@ public struct EvaluationPanel: Sendable, Equatable {
 /// - non-linearity up to 2 %, zero and span drift spread +-50 % between
 ///   cells, cells lagging the panel's temperature by up to a minute,
 ///   hysteresis up to 0.2 %, creep 0.1-1 %.
-public enum EvaluationPopulation {
+package enum EvaluationPopulation {
   /// The repository's boards in the population, and the plan of each kind.
-  public static let repositoryBoards: [(name: String, kind: PanelEnvelope.Kind)] = [
+  package static let repositoryBoards: [(name: String, kind: PanelEnvelope.Kind)] = [
     ("sim-plate4", .plate), ("sim-grid", .grid), ("sim-plate4-noisy", .plate), ("sim-grid-noisy", .grid),
     ("sim-grid-gaussian", .grid),
   ]
-  public static let plans: [PanelEnvelope.Kind: String] = [.plate: "sim-plate4.toml", .grid: "sim-grid.toml"]
+  package static let plans: [PanelEnvelope.Kind: String] = [.plate: "sim-plate4.toml", .grid: "sim-grid.toml"]
 
   /// The population's first `count` panels for `seed`: boards from
   /// `boardsDirectory`, plans from `calibration/plans/` beside it.
-  public static func panels(count: Int, seed: UInt64, boardsDirectory: String) -> [EvaluationPanel] {
+  package static func panels(count: Int, seed: UInt64, boardsDirectory: String) -> [EvaluationPanel] {
     let boards = boardsDirectory.hasSuffix("/") || boardsDirectory.isEmpty ? boardsDirectory : boardsDirectory + "/"
     let plansDirectory = boards + "../calibration/plans/"
     var list: [EvaluationPanel] = []

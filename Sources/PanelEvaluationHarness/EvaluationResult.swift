@@ -2,23 +2,23 @@ import PanelCalibration
 import PanelFormats
 
 /// How a panel's calibration went in the evaluation.
-public struct CalibrationOutcome: Sendable {
+package struct CalibrationOutcome: Sendable {
   /// Every check passed (nil: nothing was computed, the live run stopped).
-  public var passed: Bool?
-  public var failedChecks = 0
-  public var firstFailure: String?
+  package var passed: Bool?
+  package var failedChecks = 0
+  package var firstFailure: String?
   /// Why the live calibration stopped, when it did; the scenarios then run
   /// on the simulator's true calibration instead (`panelctl sim truth`).
-  public var stopped: String?
-  public var model: String?
-  public var spread_mm: Double?
-  public var residual_pct: Double?
+  package var stopped: String?
+  package var model: String?
+  package var spread_mm: Double?
+  package var residual_pct: Double?
   /// Verification through the pipeline: worst force error at or above its
   /// floor (%), position RMS (mm).
-  public var verificationForce_pct: Double?
-  public var verificationPosition_mm: Double?
+  package var verificationForce_pct: Double?
+  package var verificationPosition_mm: Double?
 
-  public init() {}
+  package init() {}
 
   init(_ r: CalibrationResult) {
     passed = r.passed
@@ -35,7 +35,7 @@ public struct CalibrationOutcome: Sendable {
   }
 
   /// One line: `pass, residual 0.16 %, verification 0.27 % / 0.04 mm`.
-  public var summary: String {
+  package var summary: String {
     if let stopped { return "stopped (\(stopped)); scenarios on the true calibration" }
     var s = passed == true ? "pass" : "fail (\(failedChecks) checks)"
     if let r = residual_pct { s += ", residual \(Format.fixed(r, 2)) %" }
@@ -48,34 +48,34 @@ public struct CalibrationOutcome: Sendable {
 }
 
 /// One scenario's run on one panel.
-public struct ScenarioResult: Sendable {
-  public var name: String
-  public var summary: String
-  public var frames: Int
-  public var score: ScenarioScore
+package struct ScenarioResult: Sendable {
+  package var name: String
+  package var summary: String
+  package var frames: Int
+  package var score: ScenarioScore
   /// The files it left in the panel's folder.
-  public var scenarioFile: String
-  public var recording: String
-  public var reports: String
+  package var scenarioFile: String
+  package var recording: String
+  package var reports: String
 }
 
 /// One panel's evaluation.
-public struct PanelResult: Sendable {
-  public var panel: EvaluationPanel
-  public var board: String
-  public var boardFile: String
-  public var planFile: String
-  public var rate_hz: Int
+package struct PanelResult: Sendable {
+  package var panel: EvaluationPanel
+  package var board: String
+  package var boardFile: String
+  package var planFile: String
+  package var rate_hz: Int
   /// A grid's pitch, mm (nil on a plate).
-  public var pitch_mm: Double?
+  package var pitch_mm: Double?
   /// Where it sits in the envelope, one line.
-  public var envelope: String
-  public var calibration: CalibrationOutcome
-  public var calibrationRecord: String?
-  public var scenarios: [ScenarioResult] = []
+  package var envelope: String
+  package var calibration: CalibrationOutcome
+  package var calibrationRecord: String?
+  package var scenarios: [ScenarioResult] = []
 
   /// The figures that miss their bars.
-  public var misses: [EvaluationMiss] {
+  package var misses: [EvaluationMiss] {
     var list: [EvaluationMiss] = []
     for s in scenarios {
       for metric in EvaluationMetric.allCases {

@@ -10,7 +10,7 @@ import PanelStreaming
 /// command: a live simulated calibration (`calibrate --plan ... --speed 0`),
 /// its computation (`calibrate --session`), a recording (`record
 /// --scenario ... --speed 0`) and its replay (`replay`).
-public enum EvaluationSteps {
+package enum EvaluationSteps {
   /// What a live calibration run says to nobody (an unattended fixture).
   struct Unattended: LiveCalibrationObserver {
     mutating func begin(_ step: CalibrationStep, index: Int, count: Int) throws(CalibrationRunError) {}
@@ -21,7 +21,7 @@ public enum EvaluationSteps {
 
   /// Runs `plan` live on the simulated panel of `board` (the simulator
   /// places the masses), recording the session into `directory`.
-  public static func calibrateLive(
+  package static func calibrateLive(
     board: Board, plan: CalibrationPlan, directory: String, date: String
   ) throws(EvaluationError) {
     let parameters: SimulationParameters
@@ -49,7 +49,7 @@ public enum EvaluationSteps {
   /// (`STEM.failed.certificate.*`) and, so that the scenarios can be
   /// replayed by hand with it, the fitted record without its verdict
   /// (`STEM.unchecked.toml`).
-  public static func calibrate(board: Board, directory: String, stem: String) throws(FileError) -> CalibrationResult {
+  package static func calibrate(board: Board, directory: String, stem: String) throws(FileError) -> CalibrationResult {
     let session = try CalibrationSession.load(directory: directory, board: board)
     let result = try CalibrationComputation.run(session: session, board: board, created: session.date)
     if result.passed {
@@ -65,7 +65,7 @@ public enum EvaluationSteps {
 
   /// A failed calibration's fitted parameters as a record that loads: its
   /// verdict and checks left out (they are in the failed certificate).
-  public static func unchecked(_ record: CalibrationRecord) -> CalibrationRecord {
+  package static func unchecked(_ record: CalibrationRecord) -> CalibrationRecord {
     var r = record
     r.result = ""
     r.checks = []
@@ -76,7 +76,7 @@ public enum EvaluationSteps {
   /// `recording` (a raw recording, docs/formats.md), as fast as it
   /// can; returns the frames written.
   @discardableResult
-  public static func record(board: Board, scenarioPath: String, to recording: String) throws(EvaluationError) -> Int {
+  package static func record(board: Board, scenarioPath: String, to recording: String) throws(EvaluationError) -> Int {
     do {
       var source = try FrontEndFactory.make(board: board, options: RunOptions(scenarioPath: scenarioPath, speed: 0))
       try source.start()
@@ -108,7 +108,7 @@ public enum EvaluationSteps {
   /// Replays `recording` through the scan loop with `calibration`, as
   /// `replay` does: the NDJSON report stream goes to `reports`, and comes
   /// back as a log for scoring.
-  public static func replay(
+  package static func replay(
     board: Board, recording: String, calibration: CalibrationRecord, reports: String
   ) throws(EvaluationError) -> ReportLog {
     let source: RecordingFrontEnd
@@ -143,13 +143,13 @@ public enum EvaluationSteps {
 }
 
 /// Why an evaluation step failed.
-public enum EvaluationError: Error, CustomStringConvertible, Sendable {
+package enum EvaluationError: Error, CustomStringConvertible, Sendable {
   case file(FileError)
   case frontEnd(String, FrontEndError)
   /// The live calibration stopped (a step did not settle in time).
   case calibration(CalibrationRunError)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .file(let e): return e.description
     case .frontEnd(let path, let e): return "\(path): \(e.description)"

@@ -4,16 +4,16 @@ import PanelFormats
 /// figure, a `!` after every figure that misses its bar, and a row per
 /// panel saying how its calibration went. Plain text (and Markdown with
 /// `markdown`, for docs/robustness.md).
-public enum EvaluationTable {
+package enum EvaluationTable {
   /// The figure columns, in order, with their headers.
-  public static let columns: [(EvaluationMetric, String)] = [
+  package static let columns: [(EvaluationMetric, String)] = [
     (.recall, "recall"), (.precision, "precision"), (.falseTouches, "false"), (.falseSeconds, "false s"),
     (.latency, "latency ms"), (.position, "pos RMS mm"), (.force, "force err %"), (.tapsWithoutPeek, "no peek"),
     (.peekOnly, "peek only"), (.popOnce, "pop once"), (.pairs, "pairs"), (.merged, "merged"), (.alternating, "alt"),
     (.idSwaps, "swaps"), (.held, "held"), (.absorbed, "absorb s"), (.bound, "CRB mm"),
   ]
 
-  public static func text(_ results: [PanelResult], markdown: Bool = false) -> String {
+  package static func text(_ results: [PanelResult], markdown: Bool = false) -> String {
     var rows: [[String]] = [["panel", "scenario"] + columns.map(\.1)]
     for r in results {
       rows.append([r.board, "calibration", r.calibration.summary])
@@ -37,7 +37,7 @@ public enum EvaluationTable {
   }
 
   /// A figure as the table shows it.
-  public static func format(_ v: Double, _ metric: EvaluationMetric) -> String {
+  package static func format(_ v: Double, _ metric: EvaluationMetric) -> String {
     switch metric {
     case .recall, .precision, .tapsWithoutPeek, .peekOnly, .popOnce, .pairs, .merged, .alternating, .held:
       return Format.fixed(v, 3)
@@ -81,7 +81,7 @@ public enum EvaluationTable {
   }
 
   /// The misses, one line each, and a count.
-  public static func misses(_ results: [PanelResult]) -> String {
+  package static func misses(_ results: [PanelResult]) -> String {
     let all = results.flatMap(\.misses)
     guard !all.isEmpty else { return "every figure meets its bar\n" }
     let panels = Set(all.map(\.panel)).count

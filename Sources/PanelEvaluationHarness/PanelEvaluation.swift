@@ -8,19 +8,19 @@ import PanelSimulation
 /// (`NAME.toml`), the raw recording (`NAME.csv`) and the report stream
 /// (`NAME.ndjson`), so every step can be inspected and re-run by hand with
 /// `panelctl calibrate`, `record` and `replay`.
-public struct PanelEvaluation {
-  public var panel: EvaluationPanel
+package struct PanelEvaluation {
+  package var panel: EvaluationPanel
   /// The panel's folder, with a trailing slash.
-  public var directory: String
-  public var seed: UInt64
-  public var lengths: StandardScenarios.Lengths
+  package var directory: String
+  package var seed: UInt64
+  package var lengths: StandardScenarios.Lengths
   /// The session's date (the calibration record's `created`).
-  public var date: String
+  package var date: String
   /// When not nil, the scenarios to run (by name); the others are drawn
   /// and skipped.
-  public var scenarios: Set<String>?
+  package var scenarios: Set<String>?
 
-  public init(panel: EvaluationPanel, directory: String, seed: UInt64, lengths: StandardScenarios.Lengths, date: String) {
+  package init(panel: EvaluationPanel, directory: String, seed: UInt64, lengths: StandardScenarios.Lengths, date: String) {
     self.panel = panel
     self.directory = directory.hasSuffix("/") ? directory : directory + "/"
     self.seed = seed
@@ -29,7 +29,7 @@ public struct PanelEvaluation {
   }
 
   /// Runs every step; `progress` hears what is being done.
-  public func run(progress: (String) -> Void = { _ in }) throws(EvaluationError) -> PanelResult {
+  package func run(progress: (String) -> Void = { _ in }) throws(EvaluationError) -> PanelResult {
     do {
       try Directory.create(directory)
     } catch {

@@ -3,22 +3,22 @@ import PanelFormats
 /// The evaluation of a population (`panelctl sim evaluate`): each panel in
 /// turn into its own folder of `out` (`01-sim-plate4/`, ...), then the
 /// table and the JSON.
-public struct PopulationEvaluation {
-  public var panels: [EvaluationPanel]
+package struct PopulationEvaluation {
+  package var panels: [EvaluationPanel]
   /// The output folder, with a trailing slash.
-  public var out: String
-  public var seed: UInt64
-  public var lengths: StandardScenarios.Lengths
-  public var date: String
+  package var out: String
+  package var seed: UInt64
+  package var lengths: StandardScenarios.Lengths
+  package var date: String
   /// When not empty, the names of the panels to evaluate (each keeps its
   /// place, folder and seed in the population).
-  public var only: Set<String> = []
+  package var only: Set<String> = []
   /// When not nil, the scenarios to run (by name; empty: calibrations
   /// only). Every scenario is still drawn, so those run are the same as in
   /// a whole run.
-  public var scenarios: Set<String>?
+  package var scenarios: Set<String>?
 
-  public init(panels: [EvaluationPanel], out: String, seed: UInt64, lengths: StandardScenarios.Lengths, date: String) {
+  package init(panels: [EvaluationPanel], out: String, seed: UInt64, lengths: StandardScenarios.Lengths, date: String) {
     self.panels = panels
     self.out = out.hasSuffix("/") || out.isEmpty ? out : out + "/"
     self.seed = seed
@@ -27,7 +27,7 @@ public struct PopulationEvaluation {
   }
 
   /// The folder of the `index`-th panel (0-based).
-  public func directory(_ index: Int) -> String {
+  package func directory(_ index: Int) -> String {
     let number = index + 1 < 10 ? "0\(index + 1)" : "\(index + 1)"
     return out + number + "-" + panels[index].name + "/"
   }
@@ -36,7 +36,7 @@ public struct PopulationEvaluation {
 
   /// Refuses an output folder that already holds one of these panels: a
   /// session is never recorded over another.
-  public func checkOutput() throws(EvaluationError) {
+  package func checkOutput() throws(EvaluationError) {
     for i in panels.indices where selected(i) && TextFile.exists(directory(i)) {
       throw .file(
         FileError(file: directory(i), message: "already exists: the output folder holds an evaluation (choose a new --out)"))
@@ -47,7 +47,7 @@ public struct PopulationEvaluation {
   static func panelSeed(_ seed: UInt64, index: Int) -> UInt64 { seed &+ UInt64(index) &* 7919 }
 
   /// Evaluates every panel; `progress(index, panel, step)` hears each step.
-  public func run(progress: (Int, EvaluationPanel, String) -> Void = { _, _, _ in }) throws(EvaluationError)
+  package func run(progress: (Int, EvaluationPanel, String) -> Void = { _, _, _ in }) throws(EvaluationError)
     -> [PanelResult]
   {
     try checkOutput()

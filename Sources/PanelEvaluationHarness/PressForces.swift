@@ -4,18 +4,18 @@ import PanelFormats
 /// thresholds at its sensitivity, with margins either side so that what each
 /// press should do is not in doubt: a tap stays well below peek, a peek
 /// press holds well between peek and pop, a pop press goes well past pop.
-public struct PressForces: Sendable, Equatable {
+package struct PressForces: Sendable, Equatable {
   /// Where the board enters each stage, N.
-  public var touchOn_n: Double
-  public var peekOn_n: Double
-  public var popOn_n: Double
+  package var touchOn_n: Double
+  package var peekOn_n: Double
+  package var popOn_n: Double
   /// The most the board reports, N.
-  public var max_n: Double
-  public var tap: ClosedRange<Double>
-  public var peek: ClosedRange<Double>
-  public var pop: ClosedRange<Double>
+  package var max_n: Double
+  package var tap: ClosedRange<Double>
+  package var peek: ClosedRange<Double>
+  package var pop: ClosedRange<Double>
 
-  public init(board: Board) {
+  package init(board: Board) {
     let s = board.interaction
     let unit = s.averageTouch_n * s.sensitivity.factor
     touchOn_n = board.detection.touchOn_n

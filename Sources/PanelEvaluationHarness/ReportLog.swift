@@ -4,17 +4,17 @@ import PanelTouch
 
 /// A report stream kept in memory for scoring: every touch of every frame
 /// and every touch event, in the units the stream reports.
-public struct ReportLog: Sendable, Equatable {
+package struct ReportLog: Sendable, Equatable {
   /// One touch in one frame's report.
-  public struct Sample: Sendable, Equatable {
-    public var t_us: Int64
-    public var id: UInt32
-    public var phase: TouchPhase
-    public var x_mm: Double
-    public var y_mm: Double
-    public var force_n: Double
-    public var stage: Stage
-    public init(t_us: Int64, id: UInt32, phase: TouchPhase, x_mm: Double, y_mm: Double, force_n: Double, stage: Stage) {
+  package struct Sample: Sendable, Equatable {
+    package var t_us: Int64
+    package var id: UInt32
+    package var phase: TouchPhase
+    package var x_mm: Double
+    package var y_mm: Double
+    package var force_n: Double
+    package var stage: Stage
+    package init(t_us: Int64, id: UInt32, phase: TouchPhase, x_mm: Double, y_mm: Double, force_n: Double, stage: Stage) {
       self.t_us = t_us
       self.id = id
       self.phase = phase
@@ -26,30 +26,30 @@ public struct ReportLog: Sendable, Equatable {
   }
 
   /// One event about one touch.
-  public struct Event: Sendable, Equatable {
-    public var t_us: Int64
-    public var kind: EventKind
-    public var touch: UInt32
-    public init(t_us: Int64, kind: EventKind, touch: UInt32) {
+  package struct Event: Sendable, Equatable {
+    package var t_us: Int64
+    package var kind: EventKind
+    package var touch: UInt32
+    package init(t_us: Int64, kind: EventKind, touch: UInt32) {
       self.t_us = t_us
       self.kind = kind
       self.touch = touch
     }
   }
 
-  public var samples: [Sample] = []
-  public var events: [Event] = []
+  package var samples: [Sample] = []
+  package var events: [Event] = []
   /// Frames the stream covered (set by whoever ran it).
-  public var frames = 0
+  package var frames = 0
 
-  public init(samples: [Sample] = [], events: [Event] = [], frames: Int = 0) {
+  package init(samples: [Sample] = [], events: [Event] = [], frames: Int = 0) {
     self.samples = samples
     self.events = events
     self.frames = frames
   }
 
   /// Adds a frame's report.
-  public mutating func append(_ report: inout FrameReport) {
+  package mutating func append(_ report: inout FrameReport) {
     let t = report.time.rawValue
     for i in 0..<report.touchCount {
       let r = report[touch: i]
@@ -67,13 +67,13 @@ public struct ReportLog: Sendable, Equatable {
 
 /// Keeps the report stream of a run in a `ReportLog` (an evaluation's sink:
 /// it grows with the touches it sees, unlike the run's own sinks).
-public struct ReportLogSink: FrameSink {
-  public var log = ReportLog()
-  public init() {}
+package struct ReportLogSink: FrameSink {
+  package var log = ReportLog()
+  package init() {}
 
-  public mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
+  package mutating func consume<Source: FrontEnd>(_ loop: ScanLoop<Source>) throws(SinkError) {
     loop.withReport { log.append(&$0) }
   }
 
-  public mutating func finish() throws(SinkError) {}
+  package mutating func finish() throws(SinkError) {}
 }

@@ -32,40 +32,40 @@ import PanelFormats
 /// - CRB mm (plates): the Cramér–Rao bound on the plateau positions for
 ///   that panel's noise and the presses' forces (`PlateBound`), which the
 ///   position figure is compared with where it is above 0.8 mm.
-public struct ScenarioScore: Sendable, Equatable {
-  public var fingers = 0
-  public var found = 0
-  public var touches = 0
-  public var splits = 0
-  public var falseTouches = 0
-  public var falseSeconds = 0.0
-  public var recall: Double?
-  public var precision: Double?
-  public var latency_ms: Double?
-  public var positionRMS_mm: Double?
-  public var forceError_pct: Double?
-  public var taps = 0
-  public var tapsWithoutPeek: Double?
-  public var peekPresses = 0
-  public var peekOnly: Double?
-  public var popPresses = 0
-  public var popOnce: Double?
-  public var pairs = 0
-  public var pairsStable: Double?
-  public var pairsMerged: Double?
-  public var pairsAlternating: Double?
-  public var idSwaps: Int?
-  public var heldFingers = 0
-  public var heldKept: Double?
-  public var absorbed_s: Double?
-  public var positionBound_mm: Double?
+package struct ScenarioScore: Sendable, Equatable {
+  package var fingers = 0
+  package var found = 0
+  package var touches = 0
+  package var splits = 0
+  package var falseTouches = 0
+  package var falseSeconds = 0.0
+  package var recall: Double?
+  package var precision: Double?
+  package var latency_ms: Double?
+  package var positionRMS_mm: Double?
+  package var forceError_pct: Double?
+  package var taps = 0
+  package var tapsWithoutPeek: Double?
+  package var peekPresses = 0
+  package var peekOnly: Double?
+  package var popPresses = 0
+  package var popOnce: Double?
+  package var pairs = 0
+  package var pairsStable: Double?
+  package var pairsMerged: Double?
+  package var pairsAlternating: Double?
+  package var idSwaps: Int?
+  package var heldFingers = 0
+  package var heldKept: Double?
+  package var absorbed_s: Double?
+  package var positionBound_mm: Double?
 
-  public init() {}
+  package init() {}
 
   /// Scores `log` against `presses` on `board` (its `touch_on_n` for the
   /// latency; tracks are matched within 25 mm on a plate, 1.5 pitches on a
   /// grid).
-  public init(log: ReportLog, presses: [TruthPress], board: Board) {
+  package init(log: ReportLog, presses: [TruthPress], board: Board) {
     let radius = board.grid.map { 1.5 * $0.pitch_mm } ?? 25
     let tracks = TouchTracks(log: log, presses: presses, radius_mm: radius)
     touches = tracks.tracks.count

@@ -15,34 +15,34 @@ import PanelSimulation
 /// start-up, and on grids two still fingers 25-45 mm apart and pinches.
 /// Positions and forces are drawn from a seed; forces come from the
 /// board's own thresholds (`PressForces`).
-public struct StandardScenarios: Sendable {
+package struct StandardScenarios: Sendable {
   /// How long and how many: the full set, or the quick one for CI (the
   /// temperature changes at the same rate, for a shorter time).
-  public struct Lengths: Sendable, Equatable {
-    public var taps: Int
-    public var presses: Int
-    public var ramp_s: Double
-    public var rampTapEvery_s: Double
-    public var cooling_s: Double
-    public var coolingTapEvery_s: Double
-    public var parked_s: Double
-    public var pairs: Int
+  package struct Lengths: Sendable, Equatable {
+    package var taps: Int
+    package var presses: Int
+    package var ramp_s: Double
+    package var rampTapEvery_s: Double
+    package var cooling_s: Double
+    package var coolingTapEvery_s: Double
+    package var parked_s: Double
+    package var pairs: Int
     /// Presses in the outer band (a third each taps, peeks, pops).
-    public var edges = 36
+    package var edges = 36
     /// Still pairs 30-45 mm apart, and 25-30 mm apart; pinches.
-    public var stillPairs = 20
-    public var closePairs = 10
-    public var pinches = 12
+    package var stillPairs = 20
+    package var closePairs = 10
+    package var pinches = 12
     /// Fingers held on a peek, each for a time drawn in `held_s`, and how
     /// long the object of the same scenario stays.
-    public var held = 3
-    public var held_s: ClosedRange<Double> = 30...120
-    public var heldObject_s = 75.0
+    package var held = 3
+    package var held_s: ClosedRange<Double> = 30...120
+    package var heldObject_s = 75.0
 
-    public static let full = Lengths(
+    package static let full = Lengths(
       taps: 40, presses: 24, ramp_s: 600, rampTapEvery_s: 10, cooling_s: 300, coolingTapEvery_s: 15, parked_s: 90,
       pairs: 12)
-    public static let quick = Lengths(
+    package static let quick = Lengths(
       taps: 12, presses: 8, ramp_s: 60, rampTapEvery_s: 10, cooling_s: 30, coolingTapEvery_s: 10, parked_s: 30,
       pairs: 4, edges: 9, stillPairs: 4, closePairs: 2, pinches: 2, held: 1, held_s: 30...30, heldObject_s: 25)
   }
@@ -50,16 +50,16 @@ public struct StandardScenarios: Sendable {
   /// The ramp: +8 degC over 600 s; the cooling: -8 degC over 300 s (the
   /// same rates for shorter lengths), each with a gradient across the panel
   /// growing to 1 degC (x) and 0.5 degC (y) of the same sign.
-  public static let rampRate_c_per_s = 8.0 / 600
-  public static let coolingRate_c_per_s = -8.0 / 300
-  public static let parkedForce_n = 3.0
+  package static let rampRate_c_per_s = 8.0 / 600
+  package static let coolingRate_c_per_s = -8.0 / 300
+  package static let parkedForce_n = 3.0
 
-  public let board: Board
-  public let lengths: Lengths
-  public let forces: PressForces
+  package let board: Board
+  package let lengths: Lengths
+  package let forces: PressForces
   var random: SimRandom
 
-  public init(board: Board, seed: UInt64, lengths: Lengths) {
+  package init(board: Board, seed: UInt64, lengths: Lengths) {
     self.board = board
     self.lengths = lengths
     forces = PressForces(board: board)
@@ -69,12 +69,12 @@ public struct StandardScenarios: Sendable {
   /// Every scenario for the board, in table order.
   /// Every scenario's name, in the order `all()` draws them (grids' only
   /// ones included).
-  public static let names = [
+  package static let names = [
     "taps", "presses", "ramp", "cooling", "parked", "two-finger", "edges", "held", "startup", "pairs", "close-pairs",
     "pinch",
   ]
 
-  public mutating func all() -> [EvaluationScenario] {
+  package mutating func all() -> [EvaluationScenario] {
     var list = [taps(), presses(), ramp(), cooling(), parked()]
     if board.grid != nil { list.append(twoFingers()) }
     // Where users go (drawn after the scenarios above, which stay as they were).
@@ -85,7 +85,7 @@ public struct StandardScenarios: Sendable {
 
   // MARK: The scenarios
 
-  public mutating func taps() -> EvaluationScenario {
+  package mutating func taps() -> EvaluationScenario {
     var presses: [TruthPress] = []
     var t = 1.0
     for _ in 0..<lengths.taps {
@@ -96,7 +96,7 @@ public struct StandardScenarios: Sendable {
       "taps", presses, end: t + 0.5, "\(lengths.taps) light taps, \(range(forces.tap)) N, 60-150 ms")
   }
 
-  public mutating func presses() -> EvaluationScenario {
+  package mutating func presses() -> EvaluationScenario {
     var presses: [TruthPress] = []
     var t = 1.0
     for i in 0..<lengths.presses {
@@ -114,11 +114,11 @@ public struct StandardScenarios: Sendable {
       "\(lengths.presses) deep presses: half held at \(range(forces.peek)) N (peek, no pop), half at \(range(forces.pop)) N (pop)")
   }
 
-  public mutating func ramp() -> EvaluationScenario {
+  package mutating func ramp() -> EvaluationScenario {
     drift("ramp", rate: StandardScenarios.rampRate_c_per_s, length: lengths.ramp_s, tapEvery: lengths.rampTapEvery_s)
   }
 
-  public mutating func cooling() -> EvaluationScenario {
+  package mutating func cooling() -> EvaluationScenario {
     drift(
       "cooling", rate: StandardScenarios.coolingRate_c_per_s, length: lengths.cooling_s,
       tapEvery: lengths.coolingTapEvery_s)
@@ -148,7 +148,7 @@ public struct StandardScenarios: Sendable {
       summary: "\(verb) \(Format.short(change)) degC over \(Format.short(length)) s (\(Format.short(sign)) degC across x, \(Format.short(sign * 0.5)) across y), a light tap every \(Format.short(tapEvery)) s")
   }
 
-  public mutating func parked() -> EvaluationScenario {
+  package mutating func parked() -> EvaluationScenario {
     var presses: [TruthPress] = []
     let spot = point()
     var t = 1.0
@@ -180,7 +180,7 @@ public struct StandardScenarios: Sendable {
       "a \(Format.short(StandardScenarios.parkedForce_n)) N object parked \(Format.short(lengths.parked_s)) s at (\(Format.short(spot.x)), \(Format.short(spot.y))) mm; light taps before, beside it and after")
   }
 
-  public mutating func twoFingers() -> EvaluationScenario {
+  package mutating func twoFingers() -> EvaluationScenario {
     var presses: [TruthPress] = []
     var t = 1.0
     let pitch = board.grid?.pitch_mm ?? 20
@@ -223,7 +223,7 @@ public struct StandardScenarios: Sendable {
   /// Taps, peek presses and pop presses in the outer band: within a tenth
   /// of the panel's width or height of an edge (at least 4 mm in, where a
   /// fingertip's centre can be), a quarter of them in a corner.
-  public mutating func edges() -> EvaluationScenario {
+  package mutating func edges() -> EvaluationScenario {
     var presses: [TruthPress] = []
     var t = 1.0
     for i in 0..<lengths.edges {
@@ -251,7 +251,7 @@ public struct StandardScenarios: Sendable {
   /// 4-8 % RMS, mostly below 4 Hz; the centroid wandering 0.1-0.3 mm), one
   /// after another; then a 3 N object set down, still, and lifted; a tap
   /// where it stood.
-  public mutating func held() -> EvaluationScenario {
+  package mutating func held() -> EvaluationScenario {
     var presses: [TruthPress] = []
     var t = 1.0
     for _ in 0..<lengths.held {
@@ -279,7 +279,7 @@ public struct StandardScenarios: Sendable {
 
   /// A slow press from start-up: from 0.5 s, rising to 5 N (at most 90 %
   /// of what the board reports) over 12-15 s, held 2 s; then light taps.
-  public mutating func startup() -> EvaluationScenario {
+  package mutating func startup() -> EvaluationScenario {
     let p = point()
     let f = min(5, 0.9 * forces.max_n).rounded(toPlaces: 2)
     let rise = draw(12...15)
@@ -295,13 +295,13 @@ public struct StandardScenarios: Sendable {
   }
 
   /// Two still fingers of one hand 30-45 mm apart.
-  public mutating func stillPairs() -> EvaluationScenario {
+  package mutating func stillPairs() -> EvaluationScenario {
     pairs("pairs", count: lengths.stillPairs, apart: 30...45)
   }
 
   /// Two still fingers 25-30 mm apart: one merged contact or two, never
   /// alternating.
-  public mutating func closePairs() -> EvaluationScenario {
+  package mutating func closePairs() -> EvaluationScenario {
     pairs("close-pairs", count: lengths.closePairs, apart: 25...29.9)
   }
 
@@ -320,7 +320,7 @@ public struct StandardScenarios: Sendable {
   }
 
   /// Two fingers moving towards each other, from 55-75 mm apart to 20-25.
-  public mutating func pinches() -> EvaluationScenario {
+  package mutating func pinches() -> EvaluationScenario {
     var presses: [TruthPress] = []
     var t = 1.0
     for pair in 0..<lengths.pinches {

@@ -8,26 +8,26 @@ import PanelSimulation
 /// and lies nearest to it: the median distance, over the track's samples
 /// while the press is down, between the reported and the scripted
 /// position, which must be within `radius_mm`.
-public struct TouchTracks: Sendable {
-  public struct Track: Sendable, Equatable {
-    public var id: UInt32
+package struct TouchTracks: Sendable {
+  package struct Track: Sendable, Equatable {
+    package var id: UInt32
     /// Indices into the log's samples, in time order.
-    public var samples: [Int]
-    public var begin_us: Int64
-    public var end_us: Int64
+    package var samples: [Int]
+    package var begin_us: Int64
+    package var end_us: Int64
     /// The press it belongs to (index into the presses), nil for none.
-    public var press: Int?
+    package var press: Int?
   }
 
-  public var tracks: [Track] = []
+  package var tracks: [Track] = []
   /// For each press, its tracks in order (indices into `tracks`).
-  public var byPress: [[Int]]
+  package var byPress: [[Int]]
 
   /// How long before and after a press a track may begin and still be it.
-  public static let early_s = 0.02
-  public static let late_s = 0.2
+  package static let early_s = 0.02
+  package static let late_s = 0.2
 
-  public init(log: ReportLog, presses: [TruthPress], radius_mm: Double) {
+  package init(log: ReportLog, presses: [TruthPress], radius_mm: Double) {
     var index: [UInt32: Int] = [:]
     for (i, s) in log.samples.enumerated() {
       if let k = index[s.id] {
@@ -85,7 +85,7 @@ public struct TouchTracks: Sendable {
 
 extension TruthPress {
   /// Where the press is at absolute time `t`, held at its ends.
-  public func position(at t: Double) -> (x: Double, y: Double) {
+  package func position(at t: Double) -> (x: Double, y: Double) {
     let r = t - touch.start_s
     return (Keyframe.interpolate(touch.x, at: r), Keyframe.interpolate(touch.y, at: r))
   }

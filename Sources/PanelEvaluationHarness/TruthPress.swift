@@ -1,7 +1,7 @@
 import PanelSimulation
 
 /// What a scripted press is, and so what the panel should make of it.
-public enum PressRole: String, Sendable, CaseIterable {
+package enum PressRole: String, Sendable, CaseIterable {
   /// A light tap: one touch, never a peek.
   case tap
   /// A firm press that stops between peek and pop: peeks, never pops.
@@ -21,25 +21,25 @@ public enum PressRole: String, Sendable, CaseIterable {
 
 /// A scripted press with its role: the ground truth the reports are
 /// scored against.
-public struct TruthPress: Sendable, Equatable {
-  public var touch: ScriptedTouch
-  public var role: PressRole
+package struct TruthPress: Sendable, Equatable {
+  package var touch: ScriptedTouch
+  package var role: PressRole
   /// The two-finger pair this finger belongs to.
-  public var pair: Int?
+  package var pair: Int?
 
-  public init(_ touch: ScriptedTouch, _ role: PressRole, pair: Int? = nil) {
+  package init(_ touch: ScriptedTouch, _ role: PressRole, pair: Int? = nil) {
     self.touch = touch
     self.role = role
     self.pair = pair
   }
 
   /// Whether a person's finger makes it (everything but an object).
-  public var isFinger: Bool { role != .object }
+  package var isFinger: Bool { role != .object }
 
   /// The still plateau of a trapezoid press (rise, hold, fall): from
   /// `settle_s` after the rise to the start of the fall; nil for a press
   /// that moves or has another profile.
-  public func plateau(settle_s: Double = 0.02) -> (start: Double, end: Double, force_n: Double)? {
+  package func plateau(settle_s: Double = 0.02) -> (start: Double, end: Double, force_n: Double)? {
     let f = touch.force
     guard touch.x.count == 1, touch.y.count == 1, f.count == 4, f[1].value == f[2].value, f[1].value > 0 else {
       return nil
@@ -51,7 +51,7 @@ public struct TruthPress: Sendable, Equatable {
 
   /// When the scripted force first reaches `force_n` (absolute seconds),
   /// nil when it never does.
-  public func firstTime(reaching force_n: Double) -> Double? {
+  package func firstTime(reaching force_n: Double) -> Double? {
     let f = touch.force
     for i in f.indices where f[i].value >= force_n {
       guard i > 0 else { return touch.start_s + f[i].t }
@@ -64,19 +64,19 @@ public struct TruthPress: Sendable, Equatable {
   }
 
   /// The largest scripted force, N.
-  public var peak_n: Double { touch.force.map(\.value).max() ?? 0 }
+  package var peak_n: Double { touch.force.map(\.value).max() ?? 0 }
 }
 
 /// One of the evaluation's standard scenarios for one panel: the script and
 /// what each press is.
-public struct EvaluationScenario: Sendable {
-  public var name: String
-  public var scenario: Scenario
-  public var presses: [TruthPress]
+package struct EvaluationScenario: Sendable {
+  package var name: String
+  package var scenario: Scenario
+  package var presses: [TruthPress]
   /// One line saying what it is.
-  public var summary: String
+  package var summary: String
 
-  public init(name: String, scenario: Scenario, presses: [TruthPress], summary: String) {
+  package init(name: String, scenario: Scenario, presses: [TruthPress], summary: String) {
     self.name = name
     self.scenario = scenario
     self.presses = presses

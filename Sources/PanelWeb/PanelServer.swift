@@ -14,10 +14,10 @@ import ServiceLifecycle
 #endif
 
 /// Why the server could not start.
-public struct ServeError: Error, Sendable, CustomStringConvertible {
-  public var message: String
-  public init(_ message: String) { self.message = message }
-  public var description: String { message }
+package struct ServeError: Error, Sendable, CustomStringConvertible {
+  package var message: String
+  package init(_ message: String) { self.message = message }
+  package var description: String { message }
 }
 
 /// The HTTP and WebSocket server of `panelctl serve` (Hummingbird 2 over
@@ -38,11 +38,11 @@ public struct ServeError: Error, Sendable, CustomStringConvertible {
 /// take, `ConnectionPolicy`'s (every connection passes a `ConnectionGuard`
 /// first). The scan loop never waits for the server: it hands each report
 /// to the hub (`ServeSink`), which every client reads at its own pace.
-public final class PanelServer: Sendable {
-  public let hub: ServeHub
-  public let address: ListenAddress
-  public let access: ServeAccess
-  public let policy: ConnectionPolicy
+package final class PanelServer: Sendable {
+  package let hub: ServeHub
+  package let address: ListenAddress
+  package let access: ServeAccess
+  package let policy: ConnectionPolicy
   let connections: ConnectionTable
   /// The control input of all clients together (`InputBudget.allClients`).
   let sharedInput: Locked<InputBudget>
@@ -58,9 +58,9 @@ public final class PanelServer: Sendable {
   let factoryReport: FactoryReportPage?
 
   /// Makes the factory report's page (HTML) from the database.
-  public typealias FactoryReportPage = @Sendable () async throws -> String
+  package typealias FactoryReportPage = @Sendable () async throws -> String
   /// Where the report is served.
-  public static let factoryReportPath = "/factory/report"
+  package static let factoryReportPath = "/factory/report"
   let phase = Locked<Phase>(.starting)
 
   enum Phase: Sendable {
@@ -77,7 +77,7 @@ public final class PanelServer: Sendable {
   static let headLimits = HTTP1Channel.Configuration.DecoderConfiguration(
     maxHeaderFieldSize: 8 << 10, maxHeaderListSize: 16 << 10, maxHeaderFieldCount: 100)
 
-  public init(
+  package init(
     address: ListenAddress, access: ServeAccess, policy: ConnectionPolicy, board: Board, calibration: CalibrationRecord,
     hub: ServeHub, staticFolder: String? = nil, factoryReport: FactoryReportPage? = nil
   ) throws(ServeError) {
@@ -102,15 +102,15 @@ public final class PanelServer: Sendable {
   }
 
   /// The server's connections so far.
-  public var connectionCounts: ConnectionCounts { connections.counts }
+  package var connectionCounts: ConnectionCounts { connections.counts }
 
   /// What was not written for the rate limit: `123 refused WebSocket
   /// warnings not shown (at most 10 a minute)`.
-  public var warningsNotShown: [String] { ServeLog.summary }
+  package var warningsNotShown: [String] { ServeLog.summary }
 
   /// Starts listening (on other threads) and returns the port, once the
   /// socket is bound; throws when it cannot be (address in use, ...).
-  public func start() throws(ServeError) -> Int {
+  package func start() throws(ServeError) -> Int {
     var logger = Logger(label: "panelctl.serve") { _ in ServeLogHandler() }
     logger.logLevel = .warning
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(
@@ -165,7 +165,7 @@ public final class PanelServer: Sendable {
   /// After the stream has ended (`ServeSink.finish`): gives the clients up
   /// to `grace_s` to take what is left, then counts what the ones still
   /// behind (stalled) never got as dropped, and returns their counts.
-  public func finish(grace_s: Double) -> [ClientCounts] {
+  package func finish(grace_s: Double) -> [ClientCounts] {
     let deadline = monotonicMicroseconds() + Int64(grace_s * 1e6)
     while !hub.drained && monotonicMicroseconds() < deadline { Self.pause_ms(5) }
     // Closing handshakes of the clients that have read everything.

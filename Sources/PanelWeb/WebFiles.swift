@@ -3,15 +3,15 @@ import NIOCore
 /// The web files in `Sources/PanelWeb/Web/`, compiled into the binary
 /// (SwiftPM's `embedInCode`): the installed `panelctl` serves them with
 /// nothing beside it.
-public enum WebFiles {
+package enum WebFiles {
   /// One file: where it is served and as what.
-  public struct File: Sendable {
-    public let path: String
-    public let contentType: String
-    public let bytes: [UInt8]
+  package struct File: Sendable {
+    package let path: String
+    package let contentType: String
+    package let bytes: [UInt8]
   }
 
-  public static let all: [File] = [
+  package static let all: [File] = [
     File(path: "/", contentType: html, bytes: PackageResources.dashboard_html),
     File(path: "/dashboard.js", contentType: javascript, bytes: PackageResources.dashboard_js),
     File(path: "/dashboard.css", contentType: css, bytes: PackageResources.dashboard_css),
@@ -35,11 +35,11 @@ public enum WebFiles {
 /// `forcepanel`, and `import.meta.url` read as the script's own address
 /// (`document.currentScript`). Made from the module when the server
 /// starts, so the two never differ.
-public enum ClassicScript {
+package enum ClassicScript {
   /// The global the exports become.
-  public static let global = "forcepanel"
+  package static let global = "forcepanel"
 
-  public static func make(from module: [UInt8]) -> [UInt8] {
+  package static func make(from module: [UInt8]) -> [UInt8] {
     var exports: [String] = []
     var body: [String] = []
     for line in String(decoding: module, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {

@@ -3,34 +3,34 @@ import PanelFirmware
 
 /// What the server allows each connection, and how many at once
 /// (docs/serve.md, "Connections").
-public struct ConnectionPolicy: Sendable {
+package struct ConnectionPolicy: Sendable {
   /// The most connections at once; at the cap the HTTP connection that has
   /// waited longest for a request is closed for a new one, and accepting
   /// pauses while none is left to close.
-  public var maxConnections: Int
+  package var maxConnections: Int
   /// A request's head must be complete within this time of the
   /// connection's start or of the previous request's head: a slow sender
   /// (slowloris) and an idle keep-alive connection are closed after it.
-  public var requestTimeout: TimeAmount = .seconds(10)
+  package var requestTimeout: TimeAmount = .seconds(10)
   /// Requests a connection may make a second (a burst of as many); beyond,
   /// its reading pauses until the next is due.
-  public var requestsPerSecond = 20
+  package var requestsPerSecond = 20
   /// Output that cannot be written for this long (the peer takes nothing)
   /// closes the connection.
-  public var stallTimeout: TimeAmount = .seconds(10)
+  package var stallTimeout: TimeAmount = .seconds(10)
   /// A WebSocket client is pinged this often, and closed when it has not
   /// answered a ping by the next.
-  public var pingPeriod: Duration = .seconds(10)
+  package var pingPeriod: Duration = .seconds(10)
 
   /// The default cap on connections (`--max-connections`).
-  public static let defaultMaxConnections = 512
+  package static let defaultMaxConnections = 512
   /// Descriptors kept for everything that is not a connection: the
   /// files and devices of the run, a regions file a control line names,
   /// the scheduler reading /proc, the addresses' lookup. Each of those
   /// holds at most a few at a time.
-  public static let reservedDescriptors = 64
+  package static let reservedDescriptors = 64
 
-  public init(maxConnections: Int) {
+  package init(maxConnections: Int) {
     self.maxConnections = max(1, maxConnections)
   }
 
@@ -38,7 +38,7 @@ public struct ConnectionPolicy: Sendable {
   /// `requested`, at most the soft limit less `reservedDescriptors`, so
   /// that the process never runs out of descriptors (where the thread
   /// pool's monitor, which reads /proc, would trap).
-  public static func cap(requested: Int, limit: DescriptorLimit) -> Int {
+  package static func cap(requested: Int, limit: DescriptorLimit) -> Int {
     max(1, min(requested, limit.soft - reservedDescriptors))
   }
 }
