@@ -216,6 +216,10 @@ extension ForcePipeline {
       totalNoise.observe(Saturating.int32(total), shift: noiseShift)
       updateCorrelation()
     }
+    if phase == 0 && youngTicks > 0 {
+      youngTicks &-= 1
+      if youngTicks == 0 { mature() }
+    }
     held = false
     if plate && heldUntil[0] &- now != holdFrames { reseeds &+= reseedPlate(sinking: sinking) }
     health.reseeds &+= reseeds
@@ -335,6 +339,18 @@ extension ForcePipeline {
     }
     plateRun = 0
     return UInt32(truncatingIfNeeded: n)
+  }
+
+  /// The noise estimates' young window is over: the thresholds come from
+  /// their distance estimates (`ResidualNoise`).
+  @inline(never)
+  mutating func mature() {
+    for k in 0..<min(geometry.cellCount, Capacity.cells) {
+      cells[k].residual.mature()
+      updateNoise(of: k)
+    }
+    totalNoise.mature()
+    updateCorrelation()
   }
 
   /// Cell `k`'s noise, its floor and its re-seed level, from its residual

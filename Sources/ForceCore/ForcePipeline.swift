@@ -165,6 +165,8 @@ public struct ForcePipeline: Sendable {
   /// The least floor a cell's noise gives it (`cellFloor`, at least 1).
   var cellFloor: Int32 = 1
   var totalNoise = ResidualNoise()
+  /// Ticks left of the noise estimates' young window (`ResidualNoise`).
+  var youngTicks: Int32 = 0
   /// The cells' noises summed, and their squares (kept as each changes):
   /// the correlation's terms.
   var sigmaSum: Int64 = 0
@@ -257,6 +259,7 @@ public struct ForcePipeline: Sendable {
     noiseShift = max(0, BaselineRules.shift(frames: c.frames(c.noiseWindow_ms)) - BaselineRules.periodShift)
     cellFloor = max(c.cellFloor.rawValue, 1)
     totalNoise = ResidualNoise()
+    youngTicks = 0
     sigmaSum = 0
     sigmaSquares = 0
     plateRun = 0
@@ -394,18 +397,22 @@ public struct ForcePipeline: Sendable {
     guard isSeeded else { return }
     sigmaSum = 0
     sigmaSquares = 0
-    // The seed's white noise counts as a quarter of the noise window.
+    // The seed's white noise counts as a quarter of the noise window; a
+    // plate's estimates are young for the rest of the first window (in
+    // ticks; `ResidualNoise`).
     let prior = Int32(1) << Int32(max(0, min(30, noiseShift &- 2)))
+    let young = columns == 0
+    youngTicks = young ? prior &* 3 : 0
     for k in 0..<n {
       cells[k].baseline.reset(
         to: Counts_Q16(
           rawValue: cells[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue))
       rezero(k)
       let white = cells[k].conversion.force(delta: cells[k].filter.noise).rawValue
-      cells[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white), prior: prior)
+      cells[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white), prior: prior, young: young)
       updateNoise(of: k)
     }
-    totalNoise.start(sigma: Saturating.int32(FixedMath.squareRoot(sigmaSquares)), prior: prior)
+    totalNoise.start(sigma: Saturating.int32(FixedMath.squareRoot(sigmaSquares)), prior: prior, young: young)
     updateCorrelation()
   }
 

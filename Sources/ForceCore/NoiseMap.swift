@@ -57,26 +57,54 @@ public struct NoiseMap: Sendable {
 
 /// One cell's (or the total's) residual noise estimate: mean |force| of
 /// untouched frames, mN Q26 (Q10 << 16).
+///
+/// On a plate, for its first noise window (`young`, until the pipeline
+/// calls `mature`), the thresholds come from a second estimate judged on
+/// differences, not on the force's distance from the seeded zero: a load
+/// may be rising from start-up, every cell of a plate carries it, and a
+/// rise, however slow, is a trend, not noise. Judged on distance, a ramp
+/// that stayed within a few noises for a second was taken in, and the
+/// noise-scaled thresholds rose faster than it did: a slow press from
+/// start-up was not reported, the baselines followed it. The change
+/// between successive observations (over sqrt 2) carries the white noise
+/// and nothing of a trend; that estimate never goes below its start (the
+/// seed's white noise of the raw samples). The distance estimate runs
+/// beside it all the while, and takes over when the window ends: it holds
+/// the wander the baseline leaves, which differences cannot see. A load
+/// rising from start-up is a touch by then, its cells held and no longer
+/// observed. (A grid is never young: there a press loads a few cells and
+/// outruns their noise, and thresholds held at the white noise let a
+/// grid's wander make contacts that froze the cells under them.)
 struct ResidualNoise: Sendable {
   var meanAbs_Q26: Int64 = 0
   var observations: Int32 = 0
+  /// The young estimate (on differences) and its observations.
+  var youngMeanAbs_Q26: Int64 = 0
+  var youngObservations: Int32 = 0
+  /// Whether `sigma` is the young estimate's.
+  var young = false
+  /// The last observed force, mN Q10 (while young).
+  var last: Int32 = 0
+  /// The start's mean |force|, Q26: the young estimate's least value.
+  var least_Q26: Int64 = 0
 
   /// Starts from a white-noise estimate (sigma, mN Q10), so the first
-  /// frames' thresholds are not zero, counted as `prior` observations.
-  /// A sample beyond the estimate moves it by its excess over the
-  /// observations so far: counted from none, a load rising from the
-  /// start-up (every sample at the ceiling, eight times the estimate)
-  /// would raise it n^7-fold in n samples, and with it the noise-scaled
-  /// thresholds, faster than the load rises (a slow press from start-up
-  /// never became a touch; the baselines followed it). Counted from a
-  /// quarter of the noise window, it takes a sustained run of samples at
-  /// the ceiling to double it (a tenth of a second of a 4 s window), and
-  /// a load rising from start-up reaches the touch thresholds first.
-  mutating func start(sigma: Int32, prior: Int32 = 0) {
+  /// frames' thresholds are not zero, counted as `prior` observations
+  /// (the running mean's weight then starts there); `young` starts the
+  /// estimate on differences beside it.
+  mutating func start(sigma: Int32, prior: Int32 = 0, young: Bool = false) {
     // mean|f| = sigma * sqrt(2/pi) = 0.7979 sigma (Q12: 3268).
     meanAbs_Q26 = (Int64(max(sigma, 0)) &* 3268) << 4
     observations = max(0, prior)
+    youngMeanAbs_Q26 = meanAbs_Q26
+    youngObservations = observations
+    self.young = young
+    last = 0
+    least_Q26 = meanAbs_Q26
   }
+
+  /// The window is over: the distance estimate sets the thresholds.
+  mutating func mature() { young = false }
 
   /// Adds one untouched frame's force `f` (mN Q10). A running mean over the
   /// first frames (the weight 2^-s grows no faster than 1/n), then an
@@ -86,17 +114,34 @@ struct ResidualNoise: Sendable {
   mutating func observe(_ f: Int32, shift: Int) {
     var v = Int64(f) &<< 16
     if v < 0 { v = 0 &- v }
-    let ceiling = (meanAbs_Q26 &* 8) &+ (Int64(16) &<< 16)
-    if v > ceiling { v = ceiling }
-    if observations < Int32.max { observations &+= 1 }
+    ResidualNoise.add(v, to: &meanAbs_Q26, &observations, shift: shift)
+    if young { observeYoung(f, shift: shift) }
+  }
+
+  /// The young estimate's sample: the change since the last observation,
+  /// over sqrt 2 (Q12: 2896); never below its start.
+  @inline(never)
+  mutating func observeYoung(_ f: Int32, shift: Int) {
+    var d = Int64(f) &- Int64(last)
+    last = f
+    if d < 0 { d = 0 &- d }
+    ResidualNoise.add((d &* 2896) &<< 4, to: &youngMeanAbs_Q26, &youngObservations, shift: shift)
+    if youngMeanAbs_Q26 < least_Q26 { youngMeanAbs_Q26 = least_Q26 }
+  }
+
+  @inline(__always)
+  static func add(_ value: Int64, to mean: inout Int64, _ count: inout Int32, shift: Int) {
+    let ceiling = (mean &* 8) &+ (Int64(16) &<< 16)
+    let v = value > ceiling ? ceiling : value
+    if count < Int32.max { count &+= 1 }
     // log2 of the observations so far (at least 1), capped at `shift`.
-    let s = min(shift, 31 &- observations.leadingZeroBitCount)
-    meanAbs_Q26 &+= Shift64.right(v &- meanAbs_Q26, s)
+    let s = min(shift, 31 &- count.leadingZeroBitCount)
+    mean &+= Shift64.right(v &- mean, s)
   }
 
   /// One standard deviation, mN Q10: sqrt(pi/2) * mean|f| (Q12: 5134).
   @inline(__always)
   var sigma: Int32 {
-    Saturating.int32(((meanAbs_Q26 >> 16) &* 5134 &+ 2048) >> 12)
+    Saturating.int32((((young ? youngMeanAbs_Q26 : meanAbs_Q26) >> 16) &* 5134 &+ 2048) >> 12)
   }
 }

@@ -102,27 +102,43 @@ import Testing
 
   /// A slow press that starts 0.5 s after start-up, 0 to 5 N over 13 s,
   /// held 2 s: one touch, reported from early in its rise to its lift.
-  /// (Not yet on sim-plate4-noisy: there the ramp stays within a few
-  /// noises long enough for the young noise estimate to take it in, and
-  /// the noise-scaled threshold then outruns it; docs/algorithms.md.)
-  @Test(arguments: ["sim-plate4", "sim-grid"])
+  @Test(arguments: ["sim-plate4", "sim-grid", "sim-plate4-noisy"])
   func aSlowPressFromStartUpIsReported(_ name: String) throws {
-    let board = try Repo.board(name)
+    try Self.slowPressFromStartUp(try Repo.board(name), rise_s: 13, name: name)
+  }
+
+  /// The same on a fast, noisy plate (as eval-drawn-09-plate of seed 1:
+  /// 848 frames/s, so a debounce of three frames, and 8.35 mN of noise
+  /// per cell), rising over 12 and 15 s. (The young noise estimate, judged
+  /// on the force's distance from its seeded zero, took the rise in and
+  /// outran it: reported on one start-up in four.)
+  @Test(arguments: [12.0, 15.0])
+  func aSlowPressFromStartUpIsReportedOnAFastNoisyPlate(_ rise: Double) throws {
+    var board = try Repo.board("sim-plate4")
+    board.rate_hz = 848
+    try Self.slowPressFromStartUp(board, rise_s: rise, name: "sim-plate4 at 848/s") { $0.noise_mn = 8.35 }
+  }
+
+  static func slowPressFromStartUp(
+    _ board: Board, rise_s: Double, name: String, tweak: (inout SimulationParameters) -> Void = { _ in }
+  ) throws {
     let press = ScriptedTouch(
-      start_s: 0.5, x_mm: board.width_mm * 0.55, y_mm: board.height_mm * 0.4, force_n: 5, hold_s: 2, rise_s: 13,
+      start_s: 0.5, x_mm: board.width_mm * 0.55, y_mm: board.height_mm * 0.4, force_n: 5, hold_s: 2, rise_s: rise_s,
       fall_s: 0.3)
-    let run = try SimRun(board: board, scenario: Scenario(name: "startup", duration_s: press.end_s + 1, touches: [press]))
+    let run = try SimRun(
+      board: board, scenario: Scenario(name: "startup", duration_s: press.end_s + 1, touches: [press]), tweak: tweak)
     #expect(run.ids.count == 1, "\(name): touches \(run.ids)")
     let id = try #require(run.ids.first)
     let touch = run.touches.filter { $0.touch.id == id }
     let first = try #require(touch.first)
     let last = try #require(touch.last)
-    // Reported by the time the press reaches 1 N (2.6 s into the run), and
-    // until it lifts.
-    #expect(Double(first.t_us) / 1e6 < 3.1, "\(name): first reported at \(Double(first.t_us) / 1e6) s")
+    // Reported by the time the press reaches 1 N, and until it lifts.
+    let oneNewton = 0.5 + rise_s / 5
+    #expect(Double(first.t_us) / 1e6 < oneNewton, "\(name): first reported at \(Double(first.t_us) / 1e6) s")
     #expect(last.touch.phase == .ended && Double(last.t_us) / 1e6 > press.end_s - 0.3, "\(name): \(last.touch) at \(Double(last.t_us) / 1e6) s")
     // Its force at the top reads the press's (within 5 %).
-    let top = touch.filter { Double($0.t_us) / 1e6 > 14 && Double($0.t_us) / 1e6 < 15.3 }.map(\.touch.force.newtons)
+    let top = touch.filter { Double($0.t_us) / 1e6 > press.start_s + rise_s + 0.5 && Double($0.t_us) / 1e6 < press.end_s - 0.4 }
+      .map(\.touch.force.newtons)
     let mean = top.reduce(0, +) / Double(max(1, top.count))
     #expect(abs(mean - 5) < 0.25, "\(name): the held press reads \(mean) N")
   }
