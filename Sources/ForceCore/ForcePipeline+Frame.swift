@@ -180,8 +180,8 @@ extension ForcePipeline {
     let lastFrame = holdFrames &- 1
     for k in cells {
       if heldUntil[k] &- now < lastFrame {
-        self.cells[k].baseline.rollBack()
-        self.cells[k].baseline.freeze()
+        self.tracks[k].baseline.rollBack()
+        self.tracks[k].baseline.freeze()
         rezero(k)
       }
       heldUntil[k] = until
@@ -206,7 +206,7 @@ extension ForcePipeline {
     sinceSnapshot &+= 1
     if sinceSnapshot >= snapshotFrames {
       sinceSnapshot = 0
-      for k in 0..<n { cells[k].baseline.snapshot() }
+      for k in 0..<n { tracks[k].baseline.snapshot() }
     }
     var reseeds: UInt32 = 0
     for k in stride(from: phase, to: n, by: BaselineRules.period) {
@@ -239,8 +239,8 @@ extension ForcePipeline {
   mutating func drifts(_ k: Int, hold: Int32, force: Force_mN, delta: Int64, sinking: Bool)
     -> (quiet: Bool, drift: Bool)
   {
-    let quiet = force.rawValue.magnitude <= cells[k].quietLimit
-    let drift = (hold <= 0 || quiet || cells[k].baseline.withinWander(delta, rules: rules)) && !sinking
+    let quiet = force.rawValue.magnitude <= tracks[k].quietLimit
+    let drift = (hold <= 0 || quiet || tracks[k].baseline.withinWander(delta, rules: rules)) && !sinking
     return (quiet, drift)
   }
 
@@ -254,7 +254,7 @@ extension ForcePipeline {
     let hold = heldUntil[k] &- now
     if hold < 0 { heldUntil[k] = now }  // the clock wraps; a settled cell stays settled
     guard hold != holdFrames else {
-      cells[k].baseline.freeze()
+      tracks[k].baseline.freeze()
       return false
     }
     let sigma = max(noise.sigma[k], 1)
@@ -267,7 +267,7 @@ extension ForcePipeline {
     let sample = drifts(k, hold: hold, force: force, delta: delta, sinking: sinking)
     cells[k].filter.observeNoise()
     if sample.drift {
-      cells[k].residual.observe(force.rawValue, shift: noiseShift)
+      tracks[k].residual.observe(force.rawValue, shift: noiseShift)
       updateNoise(of: k)
     }
     // Fast downward drift only once settled, and where the recent mean is
@@ -286,9 +286,9 @@ extension ForcePipeline {
       raw = delta &+ ((Int64(cells[k].filter.old) &- Int64(cells[k].filtered)) &<< 16)
     }
     // A plate's cells are re-seeded together (`reseedPlate`); a grid's one by one.
-    let reseeded = cells[k].baseline.tick(
+    let reseeded = tracks[k].baseline.tick(
       mean: mean, meanForce: meanForce, quiet: followed.quiet, drift: followed.drift, raw: raw, falling: falling,
-      rules: &rules, reseedLevel: columns == 0 ? Int32.max : cells[k].reseedLevel)
+      rules: &rules, reseedLevel: columns == 0 ? Int32.max : tracks[k].reseedLevel)
     rezero(k)
     if reseeded { restartAverage(k) }
     return reseeded
@@ -297,7 +297,7 @@ extension ForcePipeline {
   /// Cell `k`'s `zero` after its baseline or its zero shift moved.
   @inline(__always)
   mutating func rezero(_ k: Int) {
-    cells[k].zero = cells[k].baseline.level.rawValue &+ cells[k].conversion.zeroShift.rawValue
+    cells[k].zero = tracks[k].baseline.level.rawValue &+ cells[k].conversion.zeroShift.rawValue
   }
 
   /// Cell `k`'s recent mean starts again from its last sample: the
@@ -324,17 +324,17 @@ extension ForcePipeline {
     guard sinking else {
       if plateRun > 0 {
         plateRun = 0
-        for k in 0..<n { cells[k].plateSum = 0 }
+        for k in 0..<n { tracks[k].plateSum = 0 }
       }
       return 0
     }
     plateRun += 1
-    for k in 0..<n { cells[k].plateSum &+= cells[k].delta }
+    for k in 0..<n { tracks[k].plateSum &+= cells[k].delta }
     guard plateRun >= rules.reseedFrames else { return 0 }
     for k in 0..<n {
-      cells[k].baseline.move(by: cells[k].plateSum / Int64(plateRun))
+      tracks[k].baseline.move(by: tracks[k].plateSum / Int64(plateRun))
       rezero(k)
-      cells[k].plateSum = 0
+      tracks[k].plateSum = 0
       restartAverage(k)
     }
     plateRun = 0
@@ -346,7 +346,7 @@ extension ForcePipeline {
   @inline(never)
   mutating func mature() {
     for k in 0..<min(geometry.cellCount, Capacity.cells) {
-      cells[k].residual.mature()
+      tracks[k].residual.mature()
       updateNoise(of: k)
     }
     totalNoise.mature()
@@ -357,15 +357,15 @@ extension ForcePipeline {
   /// estimate; the sums of the correlation follow.
   @inline(__always)
   mutating func updateNoise(of k: Int) {
-    let sigma = cells[k].residual.sigma
+    let sigma = tracks[k].residual.sigma
     let old = Int64(noise.sigma[k])
     let new = Int64(sigma)
     sigmaSum &+= new &- old
     sigmaSquares &+= new &* new &- old &* old
     noise.sigma[k] = sigma
-    cells[k].quietLimit = CellState.quietLimit(sigma)
+    tracks[k].quietLimit = CellTrack.quietLimit(sigma)
     noise.floor[k] = max(cellFloor, Saturating.int32((new &* Int64(configuration.noiseFloor_Q8)) &>> 8))
-    cells[k].reseedLevel = max(
+    tracks[k].reseedLevel = max(
       rules.reseedLevel, Saturating.int32((new &* Int64(configuration.noiseReseed_Q8)) &>> 8))
   }
 

@@ -56,9 +56,9 @@ public enum FrameOutcome: Sendable, Equatable {
 public struct ForcePipeline: Sendable {
   // The per-cell state first: the frame path reaches every field of a cell
   // with a short offset from one address.
-  /// The per-cell state the frame path touches, kept together so one cell
-  /// is one or two cache lines; the 32-bit fields fill the gaps the
-  /// nested structs leave.
+  /// The per-cell state the conversion reads and writes every frame, kept
+  /// apart from what only a cell's tick reads (`CellTrack`): a cell's
+  /// frame work touches two cache lines, not three.
   struct CellState: Sendable {
     /// This frame's filtered sample's delta from the baseline, Q16 counts.
     var delta: Int64 = 0
@@ -70,16 +70,23 @@ public struct ForcePipeline: Sendable {
     /// parked load is absorbed at, rather than one noisy sample.
     var average: Int64 = 0
     var conversion = CellConversion()
-    var baseline = Baseline()
     var filter = CellFilter()
-    var residual = ResidualNoise()
-    /// A plate's joint re-seed run: this cell's deltas summed, Q16 counts.
-    var plateSum: Int64 = 0
     /// This frame's filtered sample (counts).
     var filtered: Int32 = 0
     /// The largest step between filtered samples taken at once (counts;
     /// `maxStep` through the cell's gain).
     var stepLimit = UInt32(bitPattern: Int32.max)
+    /// Frames a step larger than `stepLimit` has been held off.
+    var heldSteps: UInt8 = 0
+  }
+
+  /// The per-cell state only a cell's tick (one frame in
+  /// `BaselineRules.period`), its holds and its re-seeds reach.
+  struct CellTrack: Sendable {
+    var baseline = Baseline()
+    var residual = ResidualNoise()
+    /// A plate's joint re-seed run: this cell's deltas summed, Q16 counts.
+    var plateSum: Int64 = 0
     /// The force below which the cell is re-seeded, mN Q10: the board's
     /// level, or its noise times `noiseReseed` if larger (a grid's; a
     /// plate re-seeds all its cells together).
@@ -87,8 +94,6 @@ public struct ForcePipeline: Sendable {
     /// The largest |force| within three noises (`quiet`): 3 sigma
     /// (`noise.sigma`, at least 1), saturated.
     var quietLimit: UInt32 = 3
-    /// Frames a step larger than `stepLimit` has been held off.
-    var heldSteps: UInt8 = 0
 
     /// `quietLimit` for a noise of `sigma` (mN Q10).
     @inline(__always)
@@ -99,6 +104,7 @@ public struct ForcePipeline: Sendable {
   }
 
   var cells: CellArray<CellState> = CellArray(repeating: CellState())
+  var tracks: CellArray<CellTrack> = CellArray(repeating: CellTrack())
   /// This frame's calibrated force per cell.
   public internal(set) var image: CellArray<Force_mN> = CellArray(repeating: .zero)
   /// Per cell, the frame (`now`) until which its baseline stays frozen:
@@ -222,6 +228,7 @@ public struct ForcePipeline: Sendable {
     for k in 0..<Capacity.cells {
       calibration[k] = k < n ? table[k] : .unity
       cells[k] = CellState()
+      tracks[k] = CellTrack()
       image[k] = .zero
       heldUntil[k] = 0
     }
@@ -276,7 +283,7 @@ public struct ForcePipeline: Sendable {
       let touch = c.touchOn.newtons * abs(calibration[k].gain)
       cells[k].filter.setSpikeFloor(!(touch < 16_777_216) ? 1 << 24 : touch > 0 ? UInt32(touch) : 0)
       calibration[k].setConversion(&cells[k].conversion, at: calibration[k].referenceTemperature)
-      cells[k].baseline.level = calibration[k].offset
+      tracks[k].baseline.level = calibration[k].offset
       rezero(k)
     }
   }
@@ -296,8 +303,7 @@ public struct ForcePipeline: Sendable {
   /// (Tools; not for the frame path: reading a borrowed pipeline's cell
   /// may copy its state.)
   public func baseline(of cell: Int) -> Counts_Q16 {
-    let c = cells[cell]
-    return Counts_Q16(rawValue: c.baseline.level.rawValue &+ c.conversion.zeroShift.rawValue)
+    Counts_Q16(rawValue: tracks[cell].baseline.level.rawValue &+ cells[cell].conversion.zeroShift.rawValue)
   }
 
   /// The estimated noise of `cell` (one standard deviation), as a force.
@@ -383,13 +389,13 @@ public struct ForcePipeline: Sendable {
   mutating func seed() {
     let n = min(geometry.cellCount, Capacity.cells)
     if seeded == 0 {
-      for k in 0..<n { cells[k].baseline.level.rawValue = 0 }
+      for k in 0..<n { tracks[k].baseline.level.rawValue = 0 }
     }
     // The first frame has no step yet; then a running mean of the steps.
     let steps = Int32(seeded)
     let shift = steps > 0 ? 31 &- steps.leadingZeroBitCount : 0
     for k in 0..<n {
-      cells[k].baseline.level.rawValue += Int64(cells[k].filtered) &<< 16
+      tracks[k].baseline.level.rawValue += Int64(cells[k].filtered) &<< 16
       if steps > 0 { cells[k].filter.observeNoise(shift: shift) }
     }
     seeded += 1
@@ -404,12 +410,12 @@ public struct ForcePipeline: Sendable {
     let young = columns == 0
     youngTicks = young ? prior &* 3 : 0
     for k in 0..<n {
-      cells[k].baseline.reset(
+      tracks[k].baseline.reset(
         to: Counts_Q16(
-          rawValue: cells[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue))
+          rawValue: tracks[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue))
       rezero(k)
       let white = cells[k].conversion.force(delta: cells[k].filter.noise).rawValue
-      cells[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white), prior: prior, young: young)
+      tracks[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white), prior: prior, young: young)
       updateNoise(of: k)
     }
     totalNoise.start(sigma: Saturating.int32(FixedMath.squareRoot(sigmaSquares)), prior: prior, young: young)
@@ -437,8 +443,8 @@ public struct ForcePipeline: Sendable {
   /// noisy sample).
   mutating func absorbLoad() {
     for k in 0..<min(geometry.cellCount, Capacity.cells) {
-      cells[k].baseline.reset(to: Counts_Q16(rawValue: cells[k].average - cells[k].conversion.zeroShift.rawValue))
-      cells[k].baseline.freeze()
+      tracks[k].baseline.reset(to: Counts_Q16(rawValue: cells[k].average - cells[k].conversion.zeroShift.rawValue))
+      tracks[k].baseline.freeze()
       rezero(k)
       heldUntil[k] = now
       image[k] = .zero

@@ -49,7 +49,7 @@ import Testing
         count += 1
       }
     }
-    let chosen = (0..<4).map { rig.pipeline.cells[$0].baseline.chosen }
+    let chosen = (0..<4).map { rig.pipeline.tracks[$0].baseline.chosen }
     return ((squares / Double(count)).squareRoot(), chosen)
   }
 
