@@ -232,9 +232,10 @@ public struct ContactFinder: Sendable {
     } else {
       let col = peak % columns
       let row = peak / columns
-      for r in max(0, row - 1)...min(rows - 1, row + 1) {
-        for c in max(0, col - 1)...min(columns - 1, col + 1) {
-          let k = r * columns + c
+      // (A grid's indices are far inside `Int`: no overflow to check.)
+      for r in max(0, row &- 1)...min(rows &- 1, row &+ 1) {
+        for c in max(0, col &- 1)...min(columns &- 1, col &+ 1) {
+          let k = r &* columns &+ c
           sum = Saturating.add(sum, ContactFinder.term(noise.sigma[k], Int64(cellX[k].rawValue) - x0, Int64(cellY[k].rawValue) - y0))
         }
       }

@@ -178,13 +178,18 @@ extension ForcePipeline {
     held = true
     let until = now &+ holdFrames
     let lastFrame = holdFrames &- 1
-    for k in cells {
+    // Within the arrays by construction: said once, so the loop checks no
+    // index.
+    var k = max(cells.lowerBound, 0)
+    let end = min(cells.upperBound, Capacity.cells)
+    while k < end {
       if heldUntil[k] &- now < lastFrame {
         self.tracks[k].baseline.rollBack()
         self.tracks[k].baseline.freeze()
         rezero(k)
       }
       heldUntil[k] = until
+      k &+= 1
     }
   }
 
