@@ -76,26 +76,22 @@ public struct CellCalibration: Sendable {
 public struct CellConversion: Sendable {
   /// Counts added to the baseline at this temperature, Q47.16.
   public var zeroShift: Counts_Q16
+  /// The scale and the linear forces the quadratic term is skipped for:
+  /// what the frame path reads of every cell (`ForcePipeline` keeps a
+  /// copy of it beside the cell's filter).
+  var linear = LinearForce()
   /// Millinewtons per count at this temperature, Q23.40.
-  public var scale_Q40: Int64
+  public var scale_Q40: Int64 {
+    get { linear.scale_Q40 }
+    set { linear.scale_Q40 = newValue }
+  }
   /// Quadratic linearity coefficient per millinewton, Q3.60.
   public var linearity_Q60: Int64
   /// |F1| in mN Q20 below which the quadratic term is under 1/8 LSB and is
   /// skipped: the common case of an untouched cell.
   public var linearSkip_Q20: Int64 {
-    didSet { setSkip() }
+    didSet { linear.setSkip(linearSkip_Q20) }
   }
-  #if _pointerBitWidth(_64)
-    /// The linear forces the quadratic term is skipped for, |F1| under
-    /// `linearSkip_Q20` saturated to 32 bits (L), as one unsigned
-    /// comparison: -L < F1 < L exactly when F1 + (L - 1), as unsigned, is
-    /// under 2 L - 1 (0: none, for L < 1).
-    var skipOffset: Int64 = 0
-    var skipSpan: UInt64 = 0
-  #else
-    /// `linearSkip_Q20` as 32 bits, for a 32-bit |F1| (saturated).
-    var linearSkip32: Int32 = 0
-  #endif
   /// The temperature `scale_Q40` was computed for (`CellCalibration.retune`).
   public var spanTemperature: Temperature_C
   /// How far the temperature moves before the scale is recomputed: 1/16
@@ -108,11 +104,11 @@ public struct CellConversion: Sendable {
     spanTemperature: Temperature_C = Temperature_C(rawValue: 0)
   ) {
     self.zeroShift = zeroShift
-    self.scale_Q40 = scale_Q40
     self.linearity_Q60 = linearity_Q60
     self.linearSkip_Q20 = linearSkip_Q20
     self.spanTemperature = spanTemperature
-    setSkip()
+    linear.scale_Q40 = scale_Q40
+    linear.setSkip(linearSkip_Q20)
   }
 
   /// Calibrated force for a delta from the baseline, Q21.10 mN, saturated.
@@ -120,36 +116,8 @@ public struct CellConversion: Sendable {
   /// the result is rounded once.
   @inline(__always)
   public func force(delta: Counts_Q16) -> Force_mN {
-    // counts Q16 * mN/count Q40 >> 36 = mN Q20. A delta within 32 768
-    // counts (every untouched cell, most presses) is 32 bits, and so is
-    // its linear force up to 2 N: the common case in 32-bit operations.
-    if let d = Saturating.narrow(delta.rawValue) {
-      let f1 = Saturating.multiplyShift(narrow: d, scale_Q40, 36)
-      #if _pointerBitWidth(_64)
-        // |f1| < L <= 2^31: the rounded shift in two operations, without
-        // overflow.
-        if UInt64(bitPattern: f1 &+ skipOffset) < skipSpan {
-          return Force_mN(rawValue: Int32(truncatingIfNeeded: (f1 &+ 512) &>> 10))
-        }
-      #else
-        if let f = Saturating.narrow(f1), f < linearSkip32 && f > 0 &- linearSkip32 {
-          return Force_mN(rawValue: (f &>> 10) &+ ((f &>> 9) & 1))
-        }
-      #endif
-      return CellConversion.rounded(f1, linearSkip_Q20, linearity_Q60)
-    }
-    return CellConversion.rounded(Saturating.multiplyShift(delta.rawValue, scale_Q40, 36), linearSkip_Q20, linearity_Q60)
-  }
-
-  /// The skip's form for this target, from `linearSkip_Q20`.
-  mutating func setSkip() {
-    let limit = Saturating.int32(linearSkip_Q20)
-    #if _pointerBitWidth(_64)
-      let wide = Int64(limit)
-      (skipOffset, skipSpan) = wide < 1 ? (0, 0) : (wide &- 1, UInt64(2 &* wide &- 1))
-    #else
-      linearSkip32 = limit
-    #endif
+    let (f1, skipped) = linear.force(delta: delta.rawValue)
+    return skipped ?? CellConversion.rounded(f1, linearSkip_Q20, linearity_Q60)
   }
 
   /// The force for the linear force `f1` (mN Q20): with its quadratic
@@ -171,6 +139,59 @@ public struct CellConversion: Sendable {
     let k = Saturating.multiplyShift(f1, linearity_Q60, 40)
     let correction = Saturating.multiplyShift(f1, k, 40)
     return Saturating.add(f1, correction)
+  }
+}
+
+/// A cell's linear force: its scale at this temperature, and the linear
+/// forces its quadratic term is skipped for (the common case, every
+/// untouched cell), in the form this target tests fastest.
+struct LinearForce: Sendable {
+  /// Millinewtons per count at this temperature, Q23.40.
+  var scale_Q40: Int64 = 0
+  #if _pointerBitWidth(_64)
+    /// |F1| under `linearSkip_Q20` saturated to 32 bits (L), as one
+    /// unsigned comparison: -L < F1 < L exactly when F1 + (L - 1), as
+    /// unsigned, is under 2 L - 1 (0: none, for L < 1). Both fit 32 bits.
+    var skipOffset: Int32 = 0
+    var skipSpan: UInt32 = 0
+  #else
+    /// `linearSkip_Q20` as 32 bits, for a 32-bit |F1| (saturated).
+    var linearSkip32: Int32 = 0
+  #endif
+
+  /// The skip's form for this target, from `linearSkip_Q20`.
+  mutating func setSkip(_ linearSkip_Q20: Int64) {
+    let limit = Saturating.int32(linearSkip_Q20)
+    #if _pointerBitWidth(_64)
+      (skipOffset, skipSpan) = limit < 1 ? (0, 0) : (limit &- 1, UInt32(limit) &* 2 &- 1)
+    #else
+      linearSkip32 = limit
+    #endif
+  }
+
+  /// The linear force of `delta` (mN Q20), and the force when its
+  /// quadratic term is skipped (nil: `CellConversion.rounded` adds it).
+  @inline(__always)
+  func force(delta: Int64) -> (f1: Int64, skipped: Force_mN?) {
+    // counts Q16 * mN/count Q40 >> 36 = mN Q20. A delta within 32 768
+    // counts (every untouched cell, most presses) is 32 bits, and so is
+    // its linear force up to 2 N: the common case in 32-bit operations.
+    if let d = Saturating.narrow(delta) {
+      let f1 = Saturating.multiplyShift(narrow: d, scale_Q40, 36)
+      #if _pointerBitWidth(_64)
+        // |f1| < L <= 2^31: the rounded shift in two operations, without
+        // overflow.
+        if UInt64(bitPattern: f1 &+ Int64(skipOffset)) < UInt64(skipSpan) {
+          return (f1, Force_mN(rawValue: Int32(truncatingIfNeeded: (f1 &+ 512) &>> 10)))
+        }
+      #else
+        if let f = Saturating.narrow(f1), f < linearSkip32 && f > 0 &- linearSkip32 {
+          return (f1, Force_mN(rawValue: (f &>> 10) &+ ((f &>> 9) & 1)))
+        }
+      #endif
+      return (f1, nil)
+    }
+    return (Saturating.multiplyShift(delta, scale_Q40, 36), nil)
   }
 }
 

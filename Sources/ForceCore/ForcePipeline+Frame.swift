@@ -70,10 +70,19 @@ extension ForcePipeline {
       // 24-bit counts in Q16 minus bounded baselines: no overflow.
       let delta = sample &- cells[k].zero
       cells[k].delta = delta
-      image[k] = cells[k].conversion.force(delta: Counts_Q16(rawValue: delta))
+      let (f1, skipped) = cells[k].linear.force(delta: delta)
+      image[k] = skipped ?? linearized(k, f1)
     }
     health.spikes &+= spikes
     health.saturatedSamples &+= saturated
+  }
+
+  /// Cell `k`'s force for the linear force `f1` beyond the range its
+  /// quadratic term is skipped in (the cells under a press): its terms
+  /// read only here (`rounded` is out of line).
+  @inline(__always)
+  mutating func linearized(_ k: Int, _ f1: Int64) -> Force_mN {
+    CellConversion.rounded(f1, tracks[k].conversion.linearSkip_Q20, tracks[k].conversion.linearity_Q60)
   }
 
   /// The first valid frame after invalid ones (a chip re-initialised, a
@@ -267,10 +276,10 @@ extension ForcePipeline {
     let delta = cells[k].delta
     // The recent mean (8 frames) and its force: what the baseline follows.
     let mean = cells[k].average &- cells[k].zero
-    let meanForce = cells[k].conversion.force(delta: Counts_Q16(rawValue: mean))
+    let meanForce = tracks[k].conversion.force(delta: Counts_Q16(rawValue: mean))
     let followed = drifts(k, hold: hold, force: meanForce, delta: mean, sinking: sinking)
     let sample = drifts(k, hold: hold, force: force, delta: delta, sinking: sinking)
-    cells[k].filter.observeNoise()
+    tracks[k].steps.observe(&cells[k].filter)
     if sample.drift {
       tracks[k].residual.observe(force.rawValue, shift: noiseShift)
       updateNoise(of: k)
@@ -287,7 +296,7 @@ extension ForcePipeline {
     // (the first frame of a press: the median still has the cell at rest).
     var raw: Int64? = nil
     let taken = CellFilter.distance(cells[k].filter.old, cells[k].filtered)
-    if sample.quiet && followed.quiet && followed.drift && taken <= cells[k].filter.spikeLimit {
+    if sample.quiet && followed.quiet && followed.drift && taken <= tracks[k].steps.spikeLimit {
       raw = delta &+ ((Int64(cells[k].filter.old) &- Int64(cells[k].filtered)) &<< 16)
     }
     // A plate's cells are re-seeded together (`reseedPlate`); a grid's one by one.
@@ -302,7 +311,7 @@ extension ForcePipeline {
   /// Cell `k`'s `zero` after its baseline or its zero shift moved.
   @inline(__always)
   mutating func rezero(_ k: Int) {
-    cells[k].zero = tracks[k].baseline.level.rawValue &+ cells[k].conversion.zeroShift.rawValue
+    cells[k].zero = tracks[k].baseline.level.rawValue &+ tracks[k].conversion.zeroShift.rawValue
   }
 
   /// Cell `k`'s recent mean starts again from its last sample: the

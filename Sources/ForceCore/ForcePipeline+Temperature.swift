@@ -41,7 +41,8 @@ extension ForcePipeline {
   /// Moves cell `k`'s conversion to `temperature`.
   @inline(__always)
   mutating func retune(_ k: Int) {
-    calibration[k].retune(&cells[k].conversion, to: temperature)
+    calibration[k].retune(&tracks[k].conversion, to: temperature)
+    cells[k].linear = tracks[k].conversion.linear
     rezero(k)
   }
 }

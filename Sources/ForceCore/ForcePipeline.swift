@@ -57,8 +57,8 @@ public struct ForcePipeline: Sendable {
   // The per-cell state first: the frame path reaches every field of a cell
   // with a short offset from one address.
   /// The per-cell state the conversion reads and writes every frame, kept
-  /// apart from what only a cell's tick reads (`CellTrack`): a cell's
-  /// frame work touches two cache lines, not three.
+  /// apart from what only a cell's tick reads (`CellTrack`): 64 bytes on a
+  /// 64-bit host, one cache line a cell.
   struct CellState: Sendable {
     /// This frame's filtered sample's delta from the baseline, Q16 counts.
     var delta: Int64 = 0
@@ -69,13 +69,15 @@ public struct ForcePipeline: Sendable {
     /// The filtered samples' recent mean (8 frames), counts Q16: what a
     /// parked load is absorbed at, rather than one noisy sample.
     var average: Int64 = 0
-    var conversion = CellConversion()
-    var filter = CellFilter()
+    /// The conversion's scale and skip (`CellTrack.conversion`'s, copied
+    /// whenever it changes: `retune`).
+    var linear = LinearForce()
     /// This frame's filtered sample (counts).
     var filtered: Int32 = 0
     /// The largest step between filtered samples taken at once (counts;
     /// `maxStep` through the cell's gain).
     var stepLimit = UInt32(bitPattern: Int32.max)
+    var filter = CellFilter()
     /// Frames a step larger than `stepLimit` has been held off.
     var heldSteps: UInt8 = 0
   }
@@ -83,7 +85,13 @@ public struct ForcePipeline: Sendable {
   /// The per-cell state only a cell's tick (one frame in
   /// `BaselineRules.period`), its holds and its re-seeds reach.
   struct CellTrack: Sendable {
+    /// The cell's conversion at the current temperature (the frame path
+    /// reads its copy of `linear`, and the rest only beyond the linear
+    /// range).
+    var conversion = CellConversion()
     var baseline = Baseline()
+    /// The noise of the cell's raw samples' steps.
+    var steps = StepNoise()
     var residual = ResidualNoise()
     /// A plate's joint re-seed run: this cell's deltas summed, Q16 counts.
     var plateSum: Int64 = 0
@@ -281,8 +289,9 @@ public struct ForcePipeline: Sendable {
         cells[k].stepLimit = UInt32(bitPattern: counts >= 16_777_216 ? Int32.max : Int32(max(counts, 1)))
       }
       let touch = c.touchOn.newtons * abs(calibration[k].gain)
-      cells[k].filter.setSpikeFloor(!(touch < 16_777_216) ? 1 << 24 : touch > 0 ? UInt32(touch) : 0)
-      calibration[k].setConversion(&cells[k].conversion, at: calibration[k].referenceTemperature)
+      tracks[k].steps.setSpikeFloor(!(touch < 16_777_216) ? 1 << 24 : touch > 0 ? UInt32(touch) : 0, &cells[k].filter)
+      calibration[k].setConversion(&tracks[k].conversion, at: calibration[k].referenceTemperature)
+      cells[k].linear = tracks[k].conversion.linear
       tracks[k].baseline.level = calibration[k].offset
       rezero(k)
     }
@@ -303,13 +312,13 @@ public struct ForcePipeline: Sendable {
   /// (Tools; not for the frame path: reading a borrowed pipeline's cell
   /// may copy its state.)
   public func baseline(of cell: Int) -> Counts_Q16 {
-    Counts_Q16(rawValue: tracks[cell].baseline.level.rawValue &+ cells[cell].conversion.zeroShift.rawValue)
+    Counts_Q16(rawValue: tracks[cell].baseline.level.rawValue &+ tracks[cell].conversion.zeroShift.rawValue)
   }
 
   /// The estimated noise of `cell` (one standard deviation), as a force.
   public func noise(of cell: Int) -> Force_mN {
-    let c = cells[cell]
-    let f = c.conversion.force(delta: c.filter.noise)
+    let c = tracks[cell]
+    let f = c.conversion.force(delta: c.steps.noise)
     return f.rawValue < 0 ? Force_mN(rawValue: f.rawValue == Int32.min ? Int32.max : -f.rawValue) : f
   }
 
@@ -396,7 +405,7 @@ public struct ForcePipeline: Sendable {
     let shift = steps > 0 ? 31 &- steps.leadingZeroBitCount : 0
     for k in 0..<n {
       tracks[k].baseline.level.rawValue += Int64(cells[k].filtered) &<< 16
-      if steps > 0 { cells[k].filter.observeNoise(shift: shift) }
+      if steps > 0 { tracks[k].steps.observe(&cells[k].filter, shift: shift) }
     }
     seeded += 1
     outcome = .seeding
@@ -412,9 +421,9 @@ public struct ForcePipeline: Sendable {
     for k in 0..<n {
       tracks[k].baseline.reset(
         to: Counts_Q16(
-          rawValue: tracks[k].baseline.level.rawValue / Int64(seedFrames) - cells[k].conversion.zeroShift.rawValue))
+          rawValue: tracks[k].baseline.level.rawValue / Int64(seedFrames) - tracks[k].conversion.zeroShift.rawValue))
       rezero(k)
-      let white = cells[k].conversion.force(delta: cells[k].filter.noise).rawValue
+      let white = tracks[k].conversion.force(delta: tracks[k].steps.noise).rawValue
       tracks[k].residual.start(sigma: white == Int32.min ? Int32.max : abs(white), prior: prior, young: young)
       updateNoise(of: k)
     }
@@ -443,7 +452,7 @@ public struct ForcePipeline: Sendable {
   /// noisy sample).
   mutating func absorbLoad() {
     for k in 0..<min(geometry.cellCount, Capacity.cells) {
-      tracks[k].baseline.reset(to: Counts_Q16(rawValue: cells[k].average - cells[k].conversion.zeroShift.rawValue))
+      tracks[k].baseline.reset(to: Counts_Q16(rawValue: cells[k].average - tracks[k].conversion.zeroShift.rawValue))
       tracks[k].baseline.freeze()
       rezero(k)
       heldUntil[k] = now

@@ -33,12 +33,14 @@ import Testing
     p.process(&frame)
   }
 
-  /// Cells whose conversion is exactly the one at `celsius`.
+  /// Cells whose conversion is exactly the one at `celsius`, and the
+  /// frame path's copy of its scale with it.
   static func exact(_ p: ForcePipeline, _ celsius: Double) -> Int {
     (0..<cells).filter { k in
       let want = p.calibration[k].conversion(at: Temperature_C(celsius: celsius))
-      let have = p.cells[k].conversion
+      let have = p.tracks[k].conversion
       return have.zeroShift == want.zeroShift && have.scale_Q40 == want.scale_Q40
+        && p.cells[k].linear.scale_Q40 == want.scale_Q40
     }.count
   }
 
@@ -58,7 +60,7 @@ import Testing
     // One frame: 8 cells have the new zero shift, the others not yet.
     let zeroAt = { (p: ForcePipeline) in
       (0..<Self.cells).filter { k in
-        p.cells[k].conversion.zeroShift == p.calibration[k].conversion(at: Temperature_C(celsius: t)).zeroShift
+        p.tracks[k].conversion.zeroShift == p.calibration[k].conversion(at: Temperature_C(celsius: t)).zeroShift
       }.count
     }
     #expect(ForcePipeline.retuneBatch == 8)
@@ -67,7 +69,7 @@ import Testing
     #expect(zeroAt(p) == Self.cells)
     // The scale waits for 1/16 degC: still the one at 30 degC.
     #expect(Self.exact(p, 30) == 0)
-    #expect((0..<Self.cells).allSatisfy { p.cells[$0].conversion.scale_Q40 == p.calibration[$0].conversion(at: Temperature_C(celsius: 30)).scale_Q40 })
+    #expect((0..<Self.cells).allSatisfy { p.tracks[$0].conversion.scale_Q40 == p.calibration[$0].conversion(at: Temperature_C(celsius: 30)).scale_Q40 })
   }
 
   @Test func aSlowRampKeepsEveryCellWithinATenthOfAPerMilleOfExact() {
@@ -82,7 +84,7 @@ import Testing
     for _ in 0..<(Self.cells / ForcePipeline.retuneBatch) { Self.step(&p, celsius: t) }
     for k in 0..<Self.cells {
       let want = p.calibration[k].conversion(at: Temperature_C(celsius: t))
-      let have = p.cells[k].conversion
+      let have = p.tracks[k].conversion
       #expect(have.zeroShift == want.zeroShift)
       let relative = abs(Double(have.scale_Q40 - want.scale_Q40) / Double(want.scale_Q40))
       // Within tcSpan x 1/16 degC (at most 6e-4 / 16 = 3.75e-5).
@@ -90,6 +92,6 @@ import Testing
     }
     // And the scale did follow the ramp (0.5 degC x 3e-4 ... 6e-4: 1.5e-4 or more).
     let first = p.calibration[0].conversion(at: Temperature_C(celsius: 25)).scale_Q40
-    #expect(abs(Double(p.cells[0].conversion.scale_Q40 - first) / Double(first)) > 1.4e-4)
+    #expect(abs(Double(p.tracks[0].conversion.scale_Q40 - first) / Double(first)) > 1.4e-4)
   }
 }
