@@ -35,7 +35,9 @@ esac
 apt_need qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi
 
 panelctl="$(swift build --show-bin-path)/panelctl"
-[ -x "$panelctl" ] || swift build --product panelctl
+# Always brought up to date (a no-op when it is): an older binary left in
+# .build would write the traces of older sources than the firmware's.
+swift build --product panelctl >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
